@@ -1,0 +1,138 @@
+"""Rigid bodies in absolute coordinates.
+
+Spatial bodies use q = [R, p] with Euler parameters p (P1, N = 7).  With ω' = 2 G ṗ the
+kinetic energy is T = ½ m Ṙ·Ṙ + 2 ṗᵀ Gᵀ J' G ṗ and Lagrange's equations give
+(Nikravesh 1988, eq. 6.99; P1 sec. 1)
+
+    m R̈ = f,     4 Gᵀ J' G p̈ + 8 G(ṗ)ᵀ J' G(p) ṗ = n_p,
+
+the second term being the quadratic-velocity (gyroscopic) force written with the
+identity G(p) s = −G(s) p.  The 4×4 mass block is singular along p; the
+normalisation constraint p·p − 1 = 0 (its own multiplier) makes the system regular.
+Planar bodies use q = [x, y, θ] with the constant mass matrix diag(m, m, I_z).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..kinds import PlanarKind, SpatialKind
+from ..rotations import DG, G_matrix
+
+
+@dataclass(eq=False)
+class Body:
+    """A rigid body.  Its frame origin is the centre of mass.
+
+    ``inertia`` is the 3×3 inertia tensor about the centre of mass in body axes (a
+    3-vector means principal values).  ``orientation`` is a rotation matrix or Euler
+    parameters; ``angular_velocity`` is given in the global frame.
+    """
+
+    name: str
+    kind: type
+    mass: float
+    inertia: np.ndarray
+    position: np.ndarray
+    orientation: np.ndarray
+    velocity: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    angular_velocity: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    index: int = -1  # position in the model's body list, set by the model
+
+    def __repr__(self):
+        return f"Body({self.name!r}, {self.kind.name})"
+
+
+class Ground:
+    """The fixed ground frame; use the module constant :data:`GROUND`."""
+
+    name = "ground"
+    index = -1
+
+    def __repr__(self):
+        return "GROUND"
+
+
+GROUND = Ground()
+
+
+class SpatialBodyGroup:
+    """All spatial bodies, evaluated together as arrays."""
+
+    kind = SpatialKind
+
+    def __init__(self, bodies, dof_index):
+        self.bodies = bodies
+        self.dof_index = np.asarray(dof_index, dtype=int).reshape(-1, 7)
+        self.mass = np.array([b.mass for b in bodies], dtype=float)
+        self.inertia = np.array([b.inertia for b in bodies], dtype=float).reshape(-1, 3, 3)
+
+    def __len__(self):
+        return len(self.bodies)
+
+    def mass_matrix(self, qb):
+        G = G_matrix(qb[:, 3:7])
+        M = np.zeros((len(self), 7, 7))
+        M[:, 0, 0] = M[:, 1, 1] = M[:, 2, 2] = self.mass
+        M[:, 3:, 3:] = 4.0 * np.einsum("nji,njk,nkl->nil", G, self.inertia, G)
+        return M
+
+    def inertia_force(self, qb, vb, ab, jacobians=True):
+        """F = M(q) a + (quadratic velocity terms); with ∂F/∂q, ∂F/∂v and M."""
+        p, pd, pa = qb[:, 3:7], vb[:, 3:7], ab[:, 3:7]
+        G, Gd, Ga = G_matrix(p), G_matrix(pd), G_matrix(pa)
+        Jw = self.inertia
+        w1 = np.einsum("nij,njk,nk->ni", Jw, G, pa)      # J' G a_p
+        w2 = np.einsum("nij,njk,nk->ni", Jw, G, pd)      # J' G ṗ  (= ω'/2 · J')
+        F = np.empty((len(self), 7))
+        F[:, :3] = self.mass[:, None] * ab[:, :3]
+        F[:, 3:] = 4.0 * np.einsum("nij,ni->nj", G, w1) + 8.0 * np.einsum("nij,ni->nj", Gd, w2)
+        if not jacobians:
+            return F, None, None, None
+        M = np.zeros((len(self), 7, 7))
+        M[:, 0, 0] = M[:, 1, 1] = M[:, 2, 2] = self.mass
+        JG = np.einsum("nij,njk->nik", Jw, G)
+        M[:, 3:, 3:] = 4.0 * np.einsum("nji,njk->nik", G, JG)
+        K = np.zeros_like(M)
+        K[:, 3:, 3:] = 4.0 * (
+            np.einsum("ni,ijk->njk", w1, DG) - np.einsum("nji,njk->nik", G, np.einsum("nij,njk->nik", Jw, Ga))
+        ) - 8.0 * np.einsum("nji,njk->nik", Gd, np.einsum("nij,njk->nik", Jw, Gd))
+        D = np.zeros_like(M)
+        D[:, 3:, 3:] = 8.0 * (np.einsum("ni,ijk->njk", w2, DG) + np.einsum("nji,njk->nik", Gd, JG))
+        return F, K, D, M
+
+    def kinetic_energy(self, qb, vb):
+        G = G_matrix(qb[:, 3:7])
+        w = np.einsum("nij,nj->ni", G, vb[:, 3:7])
+        return 0.5 * self.mass * np.einsum("ni,ni->n", vb[:, :3], vb[:, :3]) + 2.0 * np.einsum(
+            "ni,nij,nj->n", w, self.inertia, w
+        )
+
+
+class PlanarBodyGroup:
+    """All planar bodies: M = diag(m, m, I_z), no velocity-dependent inertia."""
+
+    kind = PlanarKind
+
+    def __init__(self, bodies, dof_index):
+        self.bodies = bodies
+        self.dof_index = np.asarray(dof_index, dtype=int).reshape(-1, 3)
+        self.diag = np.array([[b.mass, b.mass, np.asarray(b.inertia)[2, 2]] for b in bodies], dtype=float).reshape(-1, 3)
+
+    def __len__(self):
+        return len(self.bodies)
+
+    def mass_matrix(self, qb):
+        return np.einsum("ni,ij->nij", self.diag, np.eye(3))
+
+    def inertia_force(self, qb, vb, ab, jacobians=True):
+        F = self.diag * ab
+        if not jacobians:
+            return F, None, None, None
+        M = self.mass_matrix(qb)
+        Z = np.zeros_like(M)
+        return F, Z, Z.copy(), M
+
+    def kinetic_energy(self, qb, vb):
+        return 0.5 * np.einsum("ni,ni->n", self.diag, vb * vb)

@@ -1,0 +1,1 @@
+"""Kinematic constraints: joints, drivers and the Euler-parameter normalisation."""

@@ -1,0 +1,202 @@
+"""Every joint and driver as scalar equations built from dot products of markers.
+
+Each scalar equation between bodies i and j reads
+
+    φ(q, t) = Σ_{k=1,2} w_k(t) X_k · Y_k − s(t),       X = x_a − x_b,  Y = y_a − y_b,
+
+where x_a, x_b, y_a, y_b are markers (points, body-fixed directions or constant global
+vectors) on body i or j.  The classical joint primitives of Haug (1989, ch. 9) and
+Nikravesh (1988, ch. 7) are special cases: spherical (e_k·(r_j − r_i) = 0), dot-1
+(a_i·a_j = 0), dot-2 (a_i·(r_j − r_i) = 0), distance ((r_j − r_i)² − L² = 0); a rotational
+driver uses two terms, cos θ_d (g_i·f_j) − sin θ_d (f_i·f_j) = sin(θ − θ_d).
+
+With markers giving x, ∂x/∂q and Σ g_i ∂²x_i/∂q² exactly, the constraint Jacobian Φ_q,
+the constraint-force Jacobian ∂(Φ_qᵀ λ)/∂q and the acceleration right-hand side
+γ = −(Φ_q q')_q q' − 2 Φ_qt q' − Φ_tt follow for every joint at once, vectorised over
+all equations.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..kinds import CONSTANT, ZERO, MarkerSet
+from ..timefunctions import TimeFunction
+
+#: one marker slot: (side 0 = body i / 1 = body j, marker type, local vector u)
+Slot = tuple
+NO_SLOT: Slot = (0, ZERO, (0.0, 0.0, 0.0))
+
+
+def const(vector) -> Slot:
+    """A constant global vector (attached to no body)."""
+    return (0, CONSTANT, tuple(np.asarray(vector, dtype=float)))
+
+
+@dataclass
+class Equation:
+    """One scalar equation: terms [(X_a, X_b, Y_a, Y_b)], up to two of them."""
+
+    owner: str
+    label: str
+    terms: list
+    target: float = 0.0
+    weights: tuple = (1.0, 0.0)
+
+
+@dataclass
+class TimeLaw:
+    """Time dependence of some equations of a group (a driver).
+
+    ``law(t)`` returns (w (2,), w' (2,), w'' (2,), s, s', s'') for equation ``index``.
+    """
+
+    index: int
+    law: object
+
+
+def angle_law(function: TimeFunction):
+    """Rotational driver weights: φ = cos θ_d · (g_i·f_j) − sin θ_d · (f_i·f_j)."""
+
+    def law(t):
+        th, dth, ddth = function.derivatives(t)
+        c, s = np.cos(th), np.sin(th)
+        w = np.array([c, -s])
+        dw = np.array([-s, -c]) * dth
+        ddw = np.array([-c, s]) * dth**2 + np.array([-s, -c]) * ddth
+        return w, dw, ddw, 0.0, 0.0, 0.0
+
+    return law
+
+
+def offset_law(function: TimeFunction, offset: float):
+    """Translational/distance driver: φ = X·Y − (offset + f(t))."""
+
+    def law(t):
+        f, df, ddf = function.derivatives(t)
+        z = np.zeros(2)
+        return np.array([1.0, 0.0]), z, z, offset + f, df, ddf
+
+    return law
+
+
+class DotConstraintGroup:
+    """All dot-product equations between bodies of one kind, as arrays."""
+
+    def __init__(self, kind, equations, dof_index, laws=()):
+        self.kind = kind
+        nq = kind.nq
+        self.nq = nq
+        self.equations = list(equations)
+        n = len(self.equations)
+        self.dof_index = np.asarray(dof_index, dtype=int).reshape(n, 2 * nq)
+        self.laws = list(laws)
+        side = np.zeros((n, 2, 2, 2), dtype=int)
+        mtype = np.zeros((n, 2, 2, 2), dtype=int)
+        u = np.zeros((n, 2, 2, 2, 3))
+        for e, eq in enumerate(self.equations):
+            for k, term in enumerate(eq.terms):
+                for s, slot in enumerate(term):
+                    side[e, k, s // 2, s % 2], mtype[e, k, s // 2, s % 2] = slot[0], slot[1]
+                    u[e, k, s // 2, s % 2] = slot[2]
+        self.side = side
+        self.sign = np.array([1.0, -1.0])[None, None, None, :] * (mtype != ZERO)
+        self.markers = MarkerSet(kind, u.reshape(-1, 3), mtype.reshape(-1))
+        cols = side.reshape(-1)[:, None] * nq + np.arange(nq)[None, :]
+        rows = np.repeat(np.arange(n), 8)
+        self.slot_dof = self.dof_index[rows[:, None], cols]  # (n*8, nq) into extended q
+        self.w0 = np.array([eq.weights for eq in self.equations], dtype=float).reshape(n, 2)
+        self.s0 = np.array([eq.target for eq in self.equations], dtype=float)
+        self.owner = [eq.owner for eq in self.equations]
+        self.label = [eq.label for eq in self.equations]
+
+    def __len__(self):
+        return len(self.equations)
+
+    def subset(self, keep):
+        keep = np.flatnonzero(keep)
+        remap = {old: new for new, old in enumerate(keep)}
+        laws = [TimeLaw(remap[tl.index], tl.law) for tl in self.laws if tl.index in remap]
+        return DotConstraintGroup(self.kind, [self.equations[i] for i in keep], self.dof_index[keep], laws)
+
+    # --------------------------------------------------------------- helpers
+    def _time_terms(self, t):
+        n = len(self)
+        w, dw, ddw = self.w0.copy(), np.zeros((n, 2)), np.zeros((n, 2))
+        s, ds, dds = self.s0.copy(), np.zeros(n), np.zeros(n)
+        for tl in self.laws:
+            i = tl.index
+            w[i], dw[i], ddw[i], s[i], ds[i], dds[i] = tl.law(t)
+        return w, dw, ddw, s, ds, dds
+
+    def _slots(self, qe):
+        """Signed marker values (n,2,2,2,3) and Jacobians in pair coordinates."""
+        n, nq = len(self), self.nq
+        qb = qe[self.slot_dof]
+        x, J = self.markers.evaluate(qb)
+        x = x.reshape(n, 2, 2, 2, 3) * self.sign[..., None]
+        J = J.reshape(n, 2, 2, 2, 3, nq) * self.sign[..., None, None]
+        Jl = np.zeros((n, 2, 2, 2, 3, 2 * nq))
+        s1 = (self.side == 1)[..., None, None]
+        Jl[..., :nq] = np.where(s1, 0.0, J)
+        Jl[..., nq:] = np.where(s1, J, 0.0)
+        return qb, x, Jl
+
+    def _dots(self, qe):
+        qb, x, Jl = self._slots(qe)
+        XY = x.sum(axis=3)            # (n, 2 terms, X/Y, 3)
+        JXY = Jl.sum(axis=3)          # (n, 2, 2, 3, m)
+        X, Y, JX, JY = XY[:, :, 0], XY[:, :, 1], JXY[:, :, 0], JXY[:, :, 1]
+        d = np.einsum("nki,nki->nk", X, Y)
+        grad = np.einsum("nki,nkij->nkj", Y, JX) + np.einsum("nki,nkij->nkj", X, JY)
+        return qb, X, Y, JX, JY, d, grad
+
+    # ---------------------------------------------------------- public API
+    def evaluate(self, qe, t):
+        """Φ (n,) and Φ_q (n, m) in the pair's local coordinates."""
+        w, _, _, s, _, _ = self._time_terms(t)
+        _, _, _, _, _, d, grad = self._dots(qe)
+        return np.einsum("nk,nk->n", w, d) - s, np.einsum("nk,nkj->nj", w, grad)
+
+    def hessian(self, qe, t, lam):
+        """λ_e ∂²φ_e/∂q² for each equation: (n, m, m)."""
+        n, nq = len(self), self.nq
+        w = self._time_terms(t)[0] * lam[:, None]
+        qb, X, Y, JX, JY, _, _ = self._dots(qe)
+        H = np.einsum("nk,nkia,nkib->nab", w, JX, JY)
+        H = H + H.transpose(0, 2, 1)
+        # Σ_i Y_i ∂²X_i/∂q² + Σ_i X_i ∂²Y_i/∂q², slot by slot
+        other = np.stack([Y, X], axis=2)                              # (n, 2, 2, 3)
+        g = (other[:, :, :, None, :] * self.sign[..., None]) * w[:, :, None, None, None]
+        Cs = self.markers.contract(qb, g.reshape(-1, 3)).reshape(n, 8, nq, nq)
+        side = self.side.reshape(n, 8)
+        H[:, :nq, :nq] += np.einsum("ns,nsab->nab", side == 0, Cs)
+        H[:, nq:, nq:] += np.einsum("ns,nsab->nab", side == 1, Cs)
+        return H
+
+    def time_derivative(self, qe, t):
+        """Φ_t (n,)."""
+        _, dw, _, _, ds, _ = self._time_terms(t)
+        if not self.laws:
+            return np.zeros(len(self))
+        d = self._dots(qe)[5]
+        return np.einsum("nk,nk->n", dw, d) - ds
+
+    def gamma(self, qe, ve, t):
+        """γ = −(Φ_q q')_q q' − 2 Φ_qt q' − Φ_tt  (n,)."""
+        n, nq = len(self), self.nq
+        w, dw, ddw, _, _, dds = self._time_terms(t)
+        qb, X, Y, JX, JY, d, grad = self._dots(qe)
+        vl = ve[self.dof_index]
+        Xd = np.einsum("nkij,nj->nki", JX, vl)
+        Yd = np.einsum("nkij,nj->nki", JY, vl)
+        vb = ve[self.slot_dof]
+        dJv = self.markers.dJv(qb, vb)                                # (n*8, 3, nq)
+        vHv = np.einsum("sij,sj->si", dJv, vb).reshape(n, 2, 2, 2, 3) * self.sign[..., None]
+        vHv = vHv.sum(axis=3)                                          # (n, k, X/Y, 3)
+        quad = 2 * np.einsum("nki,nki->nk", Xd, Yd) + np.einsum("nki,nki->nk", vHv[:, :, 0], Y)
+        quad += np.einsum("nki,nki->nk", X, vHv[:, :, 1])
+        phi_qt_v = np.einsum("nk,nkj,nj->n", dw, grad, vl)
+        phi_tt = np.einsum("nk,nk->n", ddw, d) - dds
+        return -np.einsum("nk,nk->n", w, quad) - 2 * phi_qt_v - phi_tt

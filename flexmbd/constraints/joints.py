@@ -1,0 +1,133 @@
+"""Joint and driver definitions as dot-product equations (see :mod:`.dot`).
+
+A joint is placed by a global point ``at`` and global axes in the *initial*
+configuration; this module turns them into body-fixed marker vectors.  Joint frames:
+``a`` is the joint axis, (f, g, a) a right-handed orthonormal triad.  Drivers prescribe
+the joint coordinate measured from the initial configuration: a rotational driver the
+angle of body j relative to body i about ``a`` (positive from f towards g), a
+translational driver the displacement of j's point along ``a``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..kinds import POINT, SpatialKind, VECTOR
+from ..rotations import perpendicular_pair
+from .dot import NO_SLOT, Equation, const
+
+AXES = np.eye(3)
+
+
+class Frame:
+    """Initial pose of one side of a joint: converts global data to body-fixed slots."""
+
+    def __init__(self, side, position, rotation):
+        self.side, self.R, self.A = side, np.asarray(position, float), np.asarray(rotation, float)
+
+    def point(self, x):
+        return (self.side, POINT, tuple(self.A.T @ (np.asarray(x, float) - self.R)))
+
+    def vector(self, v):
+        return (self.side, VECTOR, tuple(self.A.T @ np.asarray(v, float)))
+
+
+def _term(xa, xb, ya, yb=NO_SLOT):
+    return [xa, xb, ya, yb]
+
+
+def spherical(owner, fi, fj, at, planar=False):
+    eqs = []
+    for k in range(2 if planar else 3):
+        eqs.append(Equation(owner, f"point coincidence along {'xyz'[k]}",
+                            [_term(fj.point(at), fi.point(at), const(AXES[k]))]))
+    return eqs
+
+
+def _dot1(owner, label, a_slot, b_slot):
+    return Equation(owner, label, [_term(a_slot, NO_SLOT, b_slot)])
+
+
+def _dot2(owner, label, a_slot, pj, pi):
+    return Equation(owner, label, [_term(a_slot, NO_SLOT, pj, pi)])
+
+
+def revolute(owner, fi, fj, at, axis, planar=False):
+    if planar:
+        return spherical(owner, fi, fj, at, planar=True)
+    f, g = perpendicular_pair(axis)
+    return spherical(owner, fi, fj, at) + [
+        _dot1(owner, "axis of j ⊥ f of i", fi.vector(f), fj.vector(axis)),
+        _dot1(owner, "axis of j ⊥ g of i", fi.vector(g), fj.vector(axis)),
+    ]
+
+
+def universal(owner, fi, fj, at, axis_i, axis_j):
+    return spherical(owner, fi, fj, at) + [
+        _dot1(owner, "cross axes stay perpendicular", fi.vector(axis_i), fj.vector(axis_j))
+    ]
+
+
+def point_on_line(owner, fi, fj, at, axis, planar=False):
+    if planar:
+        n = np.cross(AXES[2], axis)
+        return [_dot2(owner, "point of j on line of i", fi.vector(n), fj.point(at), fi.point(at))]
+    f, g = perpendicular_pair(axis)
+    return [
+        _dot2(owner, "point of j on line of i (f)", fi.vector(f), fj.point(at), fi.point(at)),
+        _dot2(owner, "point of j on line of i (g)", fi.vector(g), fj.point(at), fi.point(at)),
+    ]
+
+
+def cylindrical(owner, fi, fj, at, axis):
+    f, g = perpendicular_pair(axis)
+    return point_on_line(owner, fi, fj, at, axis) + [
+        _dot1(owner, "axis of j ⊥ f of i", fi.vector(f), fj.vector(axis)),
+        _dot1(owner, "axis of j ⊥ g of i", fi.vector(g), fj.vector(axis)),
+    ]
+
+
+def prismatic(owner, fi, fj, at, axis, planar=False):
+    f, g = perpendicular_pair(axis)
+    if planar:
+        return point_on_line(owner, fi, fj, at, axis, planar=True) + [
+            _dot1(owner, "no relative rotation", fi.vector(axis), fj.vector(np.cross(AXES[2], axis)))
+        ]
+    return cylindrical(owner, fi, fj, at, axis) + [
+        _dot1(owner, "no rotation about the axis", fi.vector(f), fj.vector(g))
+    ]
+
+
+def point_in_plane(owner, fi, fj, at, normal):
+    return [_dot2(owner, "point of j in plane of i", fi.vector(normal), fj.point(at), fi.point(at))]
+
+
+def fixed(owner, fi, fj, at, planar=False):
+    if planar:
+        return spherical(owner, fi, fj, at, planar=True) + [
+            _dot1(owner, "no relative rotation", fi.vector(AXES[0]), fj.vector(AXES[1]))
+        ]
+    x, y, z = AXES
+    return spherical(owner, fi, fj, at) + [
+        _dot1(owner, "no rotation about z", fi.vector(x), fj.vector(y)),
+        _dot1(owner, "no rotation about x", fi.vector(y), fj.vector(z)),
+        _dot1(owner, "no rotation about y", fi.vector(z), fj.vector(x)),
+    ]
+
+
+def distance(owner, fi, fj, at_i, at_j, length):
+    d = (fj.point(at_j), fi.point(at_i))
+    return [Equation(owner, "distance", [_term(d[0], d[1], d[0], d[1])], target=length**2)]
+
+
+def rotation_driver(owner, fi, fj, axis):
+    """sin(θ − θ_d) = cos θ_d (g_i·f_j) − sin θ_d (f_i·f_j); weights set by the driver law."""
+    f, g = perpendicular_pair(axis)
+    return [Equation(owner, "prescribed relative angle",
+                     [_term(fi.vector(g), NO_SLOT, fj.vector(f)),
+                      _term(fi.vector(f), NO_SLOT, fj.vector(f))])]
+
+
+def translation_driver(owner, fi, fj, at, axis):
+    a = np.asarray(axis, float) / np.linalg.norm(axis)
+    return [Equation(owner, "prescribed displacement",
+                     [_term(fi.vector(a), NO_SLOT, fj.point(at), fi.point(at))])]

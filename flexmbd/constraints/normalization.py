@@ -1,0 +1,36 @@
+"""Euler-parameter normalisation φ = p·p − 1 = 0, one equation per spatial body (P1)."""
+from __future__ import annotations
+
+import numpy as np
+
+
+class NormalizationGroup:
+    def __init__(self, bodies, dof_index):
+        self.dof_index = np.asarray(dof_index, dtype=int).reshape(-1, 7)
+        self.owner = [b.name for b in bodies]
+        self.label = ["Euler-parameter normalisation p·p = 1"] * len(bodies)
+
+    def __len__(self):
+        return len(self.owner)
+
+    def subset(self, keep):
+        raise ValueError("the Euler-parameter normalisation is never redundant")
+
+    def evaluate(self, qe, t):
+        p = qe[self.dof_index[:, 3:]]
+        Jq = np.zeros(self.dof_index.shape)
+        Jq[:, 3:] = 2.0 * p
+        return np.einsum("ni,ni->n", p, p) - 1.0, Jq
+
+    def hessian(self, qe, t, lam):
+        H = np.zeros((len(self), 7, 7))
+        idx = np.arange(3, 7)
+        H[:, idx, idx] = 2.0 * lam[:, None]
+        return H
+
+    def time_derivative(self, qe, t):
+        return np.zeros(len(self))
+
+    def gamma(self, qe, ve, t):
+        pd = ve[self.dof_index[:, 3:]]
+        return -2.0 * np.einsum("ni,ni->n", pd, pd)

@@ -1,0 +1,150 @@
+"""The spring-damper-actuator (SDA) of P1 with its exact Jacobians.
+
+Between point P_i on body I and P_j on body J (P1, sec. 2):
+
+    h = r_Pj − r_Pi,  l = |h|,  e = h / l,  l' = e·(r_Pj' − r_Pi'),
+    F = k (l − l0) + c l' + f_a(t)      (or a user law F(δ, δ'), δ = l − l0),
+
+F > 0 is tension.  With J_h = ∂h/∂q (= B_j − B_i in P1's notation) the generalised force
+is Q = −F J_hᵀ e and, exactly,
+
+    ∂Q/∂q  = −[ J_hᵀ e ⊗ ∂F/∂q + F J_hᵀ (I − e eᵀ)/l J_h + F Σ_i e_i ∂²h_i/∂q² ],
+    ∂F/∂q  = F_δ eᵀ J_h + F_δ' ( h'ᵀ (I − e eᵀ)/l J_h + eᵀ ∂(J_h q')/∂q ),
+    ∂Q/∂q' = −F_δ' J_hᵀ e eᵀ J_h          (symmetric, as P1 notes).
+
+The first is P1's "M2" part of the Newton matrix and the last its "M3" part.  A
+tension-only element (cable) carries F = max(F, 0) and has zero Jacobians when slack.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..kinds import POINT, MarkerSet
+from ..timefunctions import Constant
+from .base import ForceGroup
+
+
+def _law_derivatives(law, delta, rate):
+    """F, ∂F/∂δ, ∂F/∂δ' of a user law.
+
+    A law object with a ``derivatives(δ, δ')`` method gives them exactly; a plain callable
+    is differentiated by central differences (relative accuracy about 1e-8 for smooth
+    laws, enough for Newton; complex steps are not used because laws with abs() or
+    max() would silently give wrong derivatives).
+    """
+    if hasattr(law, "derivatives"):
+        F, dd, dr = law.derivatives(delta, rate)
+        return float(F), float(dd), float(dr)
+    F = float(law(delta, rate))
+    hd = 1e-6 * max(1.0, abs(delta))
+    hr = 1e-6 * max(1.0, abs(rate))
+    dd = (law(delta + hd, rate) - law(delta - hd, rate)) / (2 * hd)
+    dr = (law(delta, rate + hr) - law(delta, rate - hr)) / (2 * hr)
+    return F, float(dd), float(dr)
+
+
+class SpringDamperGroup(ForceGroup):
+    """All spring-damper-actuators between bodies of one kind."""
+
+    stiffness_term = "sda_stiffness"
+    damping_term = "sda_damping"
+
+    def __init__(self, kind, names, dof_index, u_i, u_j, k, c, rest_length, actuators,
+                 tension_only, laws):
+        n = len(names)
+        self.kind = kind
+        self.nq = kind.nq
+        self.element_names = list(names)
+        self.dof_index = np.asarray(dof_index, dtype=int).reshape(n, 2 * kind.nq)
+        self.mi = MarkerSet(kind, u_i, np.full(n, POINT))
+        self.mj = MarkerSet(kind, u_j, np.full(n, POINT))
+        self.k = np.asarray(k, dtype=float)
+        self.c = np.asarray(c, dtype=float)
+        self.l0 = np.asarray(rest_length, dtype=float)
+        self.actuators = list(actuators)
+        self.constant_actuators = all(isinstance(a, Constant) for a in self.actuators)
+        self._fa0 = np.array([a.derivatives(0.0)[0] for a in self.actuators])
+        self.tension_only = np.asarray(tension_only, dtype=bool)
+        self.laws = list(laws)
+        self.law_index = [i for i, law in enumerate(self.laws) if law is not None]
+
+    # ------------------------------------------------------------ kinematics
+    def _kinematics(self, qe, ve):
+        nq = self.nq
+        ql, vl = qe[self.dof_index], ve[self.dof_index]
+        qi, qj, vi, vj = ql[:, :nq], ql[:, nq:], vl[:, :nq], vl[:, nq:]
+        xi, Ji = self.mi.evaluate(qi)
+        xj, Jj = self.mj.evaluate(qj)
+        Jh = np.concatenate([-Ji, Jj], axis=2)
+        h = xj - xi
+        l = np.linalg.norm(h, axis=1)
+        if np.any(l == 0.0):
+            bad = [self.element_names[i] for i in np.flatnonzero(l == 0.0)]
+            raise FloatingPointError(f"spring-damper {bad[0]!r} has zero length: its direction is undefined")
+        e = h / l[:, None]
+        hd = np.einsum("nij,nj->ni", Jh, vl)
+        ld = np.einsum("ni,ni->n", e, hd)
+        return dict(qi=qi, qj=qj, vi=vi, vj=vj, Jh=Jh, l=l, e=e, hd=hd, ld=ld)
+
+    def _force(self, t, delta, rate):
+        fa = self._fa0 if self.constant_actuators else np.array([a.derivatives(t)[0] for a in self.actuators])
+        F = self.k * delta + self.c * rate + fa
+        Fd, Fr = self.k.copy(), self.c.copy()
+        for i in self.law_index:
+            Fi, Fdi, Fri = _law_derivatives(self.laws[i], delta[i], rate[i])
+            F[i], Fd[i], Fr[i] = Fi + fa[i], Fdi, Fri
+        slack = self.tension_only & (F < 0.0)
+        F = np.where(slack, 0.0, F)
+        Fd = np.where(slack, 0.0, Fd)
+        Fr = np.where(slack, 0.0, Fr)
+        return F, Fd, Fr
+
+    # -------------------------------------------------------------- forces
+    def evaluate(self, qe, ve, t, jacobians=True):
+        kin = self._kinematics(qe, ve)
+        Jh, e, l, hd = kin["Jh"], kin["e"], kin["l"], kin["hd"]
+        F, Fd, Fr = self._force(t, l - self.l0, kin["ld"])
+        Jte = np.einsum("nij,ni->nj", Jh, e)
+        Q = -F[:, None] * Jte
+        if not jacobians:
+            return Q, None, None
+        nq = self.nq
+        P = (np.eye(3)[None] - e[:, :, None] * e[:, None, :]) / l[:, None, None]
+        PJ = np.einsum("nij,njk->nik", P, Jh)
+        dJv = np.zeros_like(Jh)  # ∂(J_h q')/∂q
+        dJv[:, :, :nq] = -self.mi.dJv(kin["qi"], kin["vi"])
+        dJv[:, :, nq:] = self.mj.dJv(kin["qj"], kin["vj"])
+        dld_dq = np.einsum("ni,nij->nj", hd, PJ) + np.einsum("ni,nij->nj", e, dJv)
+        dF_dq = Fd[:, None] * Jte + Fr[:, None] * dld_dq
+        H = np.zeros((len(F), 2 * nq, 2 * nq))
+        H[:, :nq, :nq] = -self.mi.contract(kin["qi"], e)
+        H[:, nq:, nq:] = self.mj.contract(kin["qj"], e)
+        K = -(
+            Jte[:, :, None] * dF_dq[:, None, :]
+            + F[:, None, None] * (np.einsum("nij,nik->njk", Jh, PJ) + H)
+        )
+        D = -Fr[:, None, None] * Jte[:, :, None] * Jte[:, None, :]
+        return Q, K, D
+
+    # ------------------------------------------------------------ outputs
+    def outputs(self, qe, ve, t):
+        kin = self._kinematics(qe, ve)
+        F, _, _ = self._force(t, kin["l"] - self.l0, kin["ld"])
+        return {"length": kin["l"], "length_rate": kin["ld"], "force": F}
+
+    def potential_energy(self, qe, t):
+        """½ k δ² of the linear springs (slack cables store nothing)."""
+        kin = self._kinematics(qe, np.zeros_like(qe))
+        delta = kin["l"] - self.l0
+        active = ~(self.tension_only & (delta < 0.0))
+        linear = np.ones(len(delta), dtype=bool)
+        linear[self.law_index] = False
+        return float(np.sum(0.5 * self.k * delta**2 * active * linear))
+
+    def dissipation_power(self, qe, ve, t):
+        kin = self._kinematics(qe, ve)
+        F, _, _ = self._force(t, kin["l"] - self.l0, kin["ld"])
+        active = ~self.tension_only | (F > 0.0)
+        linear = np.ones(len(F), dtype=bool)
+        linear[self.law_index] = False
+        return float(np.sum(self.c * kin["ld"] ** 2 * active * linear))

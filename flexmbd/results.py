@@ -1,0 +1,186 @@
+"""Results of a run: time series of q, q', q'', λ, per-step solver statistics, and
+named outputs computed from them (positions, spring lengths and forces, driver loads,
+joint reactions, energies)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .forces.spring_damper import SpringDamperGroup
+from .forces.loads import PointForceGroup, TorqueGroup
+from .kinds import SpatialKind
+from .rotations import E_matrix
+
+STAT_FIELDS = ("iterations", "refreshes", "factorizations", "seconds", "substeps")
+
+
+class Result:
+    def __init__(self, system, integrator=None, h=None):
+        self.system = system
+        self.integrator = integrator
+        self.h = h
+        self._rows = {k: [] for k in ("t", "q", "v", "qdd", "lam")}
+        self._stats = {k: [] for k in STAT_FIELDS}
+        self.success = True
+        self.message = "completed"
+        self.assembly = None
+        self.wall_time = 0.0
+        self._cache = {}
+
+    # ---------------------------------------------------------- recording
+    def append(self, state, **stats):
+        for k, val in (("t", state.t), ("q", state.q), ("v", state.v), ("qdd", state.qdd), ("lam", state.lam)):
+            self._rows[k].append(np.array(val, dtype=float))
+        for k in STAT_FIELDS:
+            self._stats[k].append(stats[k])
+        self._cache.clear()
+
+    def fail(self, message):
+        self.success = False
+        self.message = message
+
+    def finish(self):
+        for k, rows in self._rows.items():
+            setattr(self, k, np.array(rows))
+        self.stats = {k: np.array(v) for k, v in self._stats.items()}
+
+    # ---------------------------------------------------------- statistics
+    @property
+    def steps(self):
+        return len(self.t) - 1
+
+    def mean_iterations(self):
+        it = self.stats["iterations"][1:]
+        return float(np.mean(it)) if len(it) else 0.0
+
+    def max_iterations(self):
+        it = self.stats["iterations"][1:]
+        return int(np.max(it)) if len(it) else 0
+
+    def summary(self):
+        s = (f"{'completed' if self.success else 'FAILED'}: {self.steps} steps to t = {self.t[-1]:.6g} s, "
+             f"{self.stats['iterations'][1:].sum()} Newton iterations "
+             f"(mean {self.mean_iterations():.2f}, max {self.max_iterations()} per step), "
+             f"{self.stats['factorizations'].sum()} factorizations, {self.wall_time:.3f} s wall")
+        if not self.success:
+            s += "\n" + self.message
+        return s
+
+    # ---------------------------------------------------------- outputs
+    def names(self):
+        """Every named output this result can give."""
+        out = ["energy.kinetic", "energy.potential", "energy.dissipated", "energy.external_work",
+               "energy.total", "energy.numerical_dissipation"]
+        for b in self.system.model.bodies:
+            out += [f"{b.name}.{k}" for k in ("position", "velocity", "orientation", "angular_velocity")]
+        for g in self.system.force_groups:
+            if isinstance(g, SpringDamperGroup):
+                for nm in g.element_names:
+                    out += [f"{nm}.length", f"{nm}.length_rate", f"{nm}.force"]
+        for owner in self.system.owner_equations:
+            out.append(f"{owner}.multipliers")
+            spec = self._spec(owner)
+            if spec is not None and spec.kind == "rotation_driver":
+                out.append(f"{owner}.torque")
+            elif spec is not None and spec.kind == "translation_driver":
+                out.append(f"{owner}.force")
+            elif spec is not None and spec.kind in ("spherical", "revolute", "universal", "fixed"):
+                out.append(f"{owner}.reaction")
+        return out
+
+    def _spec(self, name):
+        for e in self.system.model.elements:
+            if e.name == name:
+                return e
+        return None
+
+    def __getitem__(self, name):
+        if name not in self._cache:
+            self._cache[name] = self._output(name)
+        return self._cache[name]
+
+    def _output(self, name):
+        sys = self.system
+        if name.startswith("energy."):
+            return self._energy()[name.split(".", 1)[1]]
+        owner, _, what = name.rpartition(".")
+        for b in sys.model.bodies:
+            if b.name == owner:
+                s = sys.body_slice(b)
+                q, v = self.q[:, s], self.v[:, s]
+                spatial = b.kind is SpatialKind
+                if what == "position":
+                    return q[:, :3] if spatial else np.c_[q[:, :2], np.zeros(len(q))]
+                if what == "velocity":
+                    return v[:, :3] if spatial else np.c_[v[:, :2], np.zeros(len(q))]
+                if what == "orientation":
+                    return q[:, 3:7] if spatial else q[:, 2]
+                if what == "angular_velocity":
+                    if spatial:
+                        return 2.0 * np.einsum("nij,nj->ni", E_matrix(q[:, 3:7]), v[:, 3:7])
+                    return np.c_[np.zeros((len(q), 2)), v[:, 2]]
+        for g in sys.force_groups:
+            if isinstance(g, SpringDamperGroup) and owner in g.element_names:
+                i = g.element_names.index(owner)
+                rows = [g.outputs(sys.extend(q), sys.extend_velocity(v), t)[what][i]
+                        for t, q, v in zip(self.t, self.q, self.v)]
+                return np.array(rows)
+        if owner in sys.owner_equations:
+            lam = self.lam[:, sys.owner_equations[owner]]
+            spec = self._spec(owner)
+            if what == "multipliers":
+                return lam
+            if what in ("torque", "force") and spec.kind.endswith("driver"):
+                return -lam[:, 0]
+            if what == "reaction":
+                k = 3 if spec.bodies[0].kind is SpatialKind or spec.bodies[1].kind is SpatialKind else 2
+                return -lam[:, :k]  # force of the joint on body j, global axes
+        raise KeyError(f"no output named {name!r}; available: {', '.join(self.names())}")
+
+    def _energy(self):
+        sys = self.system
+        ke = np.array([sys.kinetic_energy(q, v) for q, v in zip(self.q, self.v)])
+        pe = np.array([sys.potential_energy(q, t) for t, q in zip(self.t, self.q)])
+        pw = np.array([sys.dissipation_power(q, v, t) for t, q, v in zip(self.t, self.q, self.v)])
+        lw = np.array([self._load_power(q, v, t) for t, q, v in zip(self.t, self.q, self.v)])
+        dt = np.diff(self.t)
+        dissipated = np.r_[0.0, np.cumsum(0.5 * (pw[1:] + pw[:-1]) * dt)]
+        work = np.r_[0.0, np.cumsum(0.5 * (lw[1:] + lw[:-1]) * dt)]
+        total = ke + pe
+        return {"kinetic": ke, "potential": pe, "dissipated": dissipated, "external_work": work,
+                "total": total, "numerical_dissipation": total[0] + work - total - dissipated}
+
+    def _load_power(self, q, v, t):
+        sys = self.system
+        qe, ve = sys.extend(q), sys.extend_velocity(v)
+        p = 0.0
+        for g in sys.force_groups:
+            if isinstance(g, (PointForceGroup, TorqueGroup)):
+                Q, _, _ = g.evaluate(qe, ve, t, jacobians=False)
+                p += float(np.sum(Q * ve[g.dof_index]))
+        return p
+
+    def plot(self, *names, path=None, ax=None):
+        """Plot named outputs against time; saves to ``path`` if given."""
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        own = ax is None
+        if own:
+            fig, ax = plt.subplots(figsize=(7, 4))
+        for nm in names:
+            y = self[nm]
+            if y.ndim == 1:
+                ax.plot(self.t, y, label=nm)
+            else:
+                for j in range(y.shape[1]):
+                    ax.plot(self.t, y[:, j], label=f"{nm}[{j}]")
+        ax.set_xlabel("time [s]")
+        ax.legend()
+        ax.grid(True, alpha=0.3)
+        if own and path is not None:
+            fig.tight_layout()
+            fig.savefig(path, dpi=120)
+            plt.close(fig)
+        return ax

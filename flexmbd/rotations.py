@@ -1,0 +1,155 @@
+"""Euler-parameter (unit quaternion) kinematics.
+
+Conventions follow Nikravesh, *Computer-Aided Analysis of Mechanical Systems* (1988),
+ch. 6, which is also the parameterisation of P1 (Kan, Peng & Chen 2017, N = 7 body
+coordinates with the normalisation constraint p·p = 1):
+
+    p = [e0, e1, e2, e3],  A(p) = (e0² − e·e) I + 2 e eᵀ + 2 e0 ẽ,
+    ω  = 2 E(p) ṗ  (global frame),   ω' = 2 G(p) ṗ  (body frame),  A = E Gᵀ.
+
+Because A(p)u is a quadratic form in p, it is written with one constant tensor
+``CHAT``:  (A(p) u)_i = Σ_jkl CHAT[i, j, k, l] p_j p_k u_l  with CHAT symmetric in (j, k).
+Then ∂(A u)/∂p = 2 C(u) p and ∂²(A u)_i/∂p² = 2 C(u)_i exactly, which gives the marker
+Jacobians and their exact derivatives (P1's appendix) without hand-expanded matrices.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+def skew(v):
+    """Cross-product matrix ṽ with ṽ w = v × w (works on (..., 3) arrays)."""
+    v = np.asarray(v, dtype=float)
+    z = np.zeros(v.shape[:-1])
+    return np.stack(
+        [
+            np.stack([z, -v[..., 2], v[..., 1]], -1),
+            np.stack([v[..., 2], z, -v[..., 0]], -1),
+            np.stack([-v[..., 1], v[..., 0], z], -1),
+        ],
+        -2,
+    )
+
+
+def rotation_matrix(p):
+    """A(p) for (..., 4) Euler parameters (not normalised here)."""
+    p = np.asarray(p, dtype=float)
+    e0, e = p[..., 0], p[..., 1:]
+    eye = np.eye(3)
+    return (
+        (e0**2 - np.einsum("...i,...i", e, e))[..., None, None] * eye
+        + 2.0 * e[..., :, None] * e[..., None, :]
+        + 2.0 * e0[..., None, None] * skew(e)
+    )
+
+
+def _bilinear_rotation(p, s):
+    """Symmetric bilinear form A(p, s) with A(p, p) = A(p)."""
+    p0, pv, s0, sv = p[0], p[1:], s[0], s[1:]
+    return (
+        (p0 * s0 - pv @ sv) * np.eye(3)
+        + np.outer(pv, sv)
+        + np.outer(sv, pv)
+        + p0 * skew(sv)
+        + s0 * skew(pv)
+    )
+
+
+def _build_chat():
+    basis = np.eye(4)
+    chat = np.zeros((3, 4, 4, 3))
+    for j in range(4):
+        for k in range(4):
+            chat[:, j, k, :] = _bilinear_rotation(basis[j], basis[k])
+    return chat
+
+
+#: (A(p) u)_i = CHAT[i, j, k, l] p_j p_k u_l
+CHAT = _build_chat()
+
+
+def _build_g_derivative(rows):
+    d = np.zeros((3, 4, 4))
+    for k in range(4):
+        e = np.zeros(4)
+        e[k] = 1.0
+        d[:, :, k] = rows(e)
+    return d
+
+
+def G_matrix(p):
+    """Body-frame G(p) (…, 3, 4): ω' = 2 G ṗ.  Linear in p, G(p) p = 0."""
+    p = np.asarray(p, dtype=float)
+    e0, e1, e2, e3 = p[..., 0], p[..., 1], p[..., 2], p[..., 3]
+    return np.stack(
+        [
+            np.stack([-e1, e0, e3, -e2], -1),
+            np.stack([-e2, -e3, e0, e1], -1),
+            np.stack([-e3, e2, -e1, e0], -1),
+        ],
+        -2,
+    )
+
+
+def E_matrix(p):
+    """Global-frame E(p) (…, 3, 4): ω = 2 E ṗ.  Linear in p, E(p) p = 0."""
+    p = np.asarray(p, dtype=float)
+    e0, e1, e2, e3 = p[..., 0], p[..., 1], p[..., 2], p[..., 3]
+    return np.stack(
+        [
+            np.stack([-e1, e0, -e3, e2], -1),
+            np.stack([-e2, e3, e0, -e1], -1),
+            np.stack([-e3, -e2, e1, e0], -1),
+        ],
+        -2,
+    )
+
+
+#: DG[i, j, k] = ∂G_ij/∂p_k (G is linear in p, so this is constant)
+DG = _build_g_derivative(G_matrix)
+#: DE[i, j, k] = ∂E_ij/∂p_k
+DE = _build_g_derivative(E_matrix)
+
+
+def quaternion_from_matrix(A):
+    """Euler parameters (e0 ≥ 0) of a proper rotation matrix (Shepperd's method)."""
+    A = np.asarray(A, dtype=float)
+    tr = np.trace(A)
+    cands = np.array([tr, A[0, 0], A[1, 1], A[2, 2]])
+    i = int(np.argmax(cands))
+    if i == 0:
+        e0 = 0.5 * np.sqrt(1.0 + tr)
+        e = np.array([A[2, 1] - A[1, 2], A[0, 2] - A[2, 0], A[1, 0] - A[0, 1]]) / (4 * e0)
+        p = np.r_[e0, e]
+    else:
+        j, k = [(1, 2), (2, 0), (0, 1)][i - 1]
+        m = i - 1
+        ei = 0.5 * np.sqrt(1.0 + 2 * A[m, m] - tr)
+        e0 = (A[k, j] - A[j, k]) / (4 * ei)
+        ej = (A[j, m] + A[m, j]) / (4 * ei)
+        ek = (A[k, m] + A[m, k]) / (4 * ei)
+        p = np.zeros(4)
+        p[0], p[1 + m], p[1 + j], p[1 + k] = e0, ei, ej, ek
+    if p[0] < 0:
+        p = -p
+    return p / np.linalg.norm(p)
+
+
+def quaternion_from_axis_angle(axis, angle):
+    """Euler parameters of a rotation by ``angle`` about the unit ``axis``."""
+    axis = np.asarray(axis, dtype=float)
+    n = np.linalg.norm(axis)
+    if n == 0.0:
+        raise ValueError("rotation axis has zero length")
+    return np.r_[np.cos(angle / 2), np.sin(angle / 2) * axis / n]
+
+
+def perpendicular_pair(axis):
+    """Two unit vectors f, g with (f, g, a) a right-handed orthonormal triad."""
+    a = np.asarray(axis, dtype=float)
+    a = a / np.linalg.norm(a)
+    trial = np.eye(3)[int(np.argmin(np.abs(a)))]
+    f = trial - (trial @ a) * a
+    f /= np.linalg.norm(f)
+    g = np.cross(a, f)
+    return f, g

@@ -1,0 +1,4 @@
+"""Solvers: implicit integrators, Newton, statics, kinematics, relaxation."""
+from .integrators import HHT, GeneralizedAlpha, Newmark
+
+__all__ = ["Newmark", "HHT", "GeneralizedAlpha"]

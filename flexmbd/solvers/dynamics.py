@@ -1,0 +1,183 @@
+"""Time integration of the index-3 DAE  M q'' + Q_v + Φ_qᵀ λ = Q,  Φ(q, t) = 0.
+
+At each step Newton solves for q''_{n+1} and λ_{n+1} (P1: "Newton from the previous
+step's accelerations and multipliers"), with q and q' given by the integrator formulas
+(:mod:`.integrators`).  Writing β' = h² β (1−α_f)/(1−α_m) and γ' = h γ (1−α_f)/(1−α_m),
+the Newton matrix is
+
+    [ M + γ' ∂F/∂q' + β' ∂F/∂q    Φ_qᵀ ]
+    [ Φ_q                          0    ]
+
+where the constraint rows were divided by β' so that the matrix stays well conditioned
+as h → 0 (Bottasso, Bauchau & Cardona 2007).  Convergence is tested, as in P1, on the
+2-norm of the unscaled residual [F; Φ].
+"""
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..system import RedundantConstraintWarning, jacobian_terms
+from .initial import assemble_positions, consistent_accelerations, project_velocities
+from .integrators import Newmark, integrator_from_name
+from .newton import NewtonSolver
+
+
+class StepFailure(RuntimeError):
+    pass
+
+
+@dataclass
+class StepState:
+    t: float
+    q: np.ndarray
+    v: np.ndarray
+    qdd: np.ndarray
+    a: np.ndarray
+    lam: np.ndarray
+
+
+def finite_difference_matrix(fun, x, eps=1e-7):
+    """Dense forward-difference Jacobian of fun at x (for comparison runs only)."""
+    r0 = fun(x)
+    Jm = np.empty((len(r0), len(x)))
+    for j in range(len(x)):
+        dx = eps * max(1.0, abs(x[j]))
+        xp = x.copy()
+        xp[j] += dx
+        Jm[:, j] = (fun(xp) - r0) / dx
+    return Jm
+
+
+class DynamicsStepper:
+    """Advances a frozen system by one integrator step with Newton."""
+
+    def __init__(self, system, integrator, newton: NewtonSolver, terms, finite_difference=False):
+        self.sys = system
+        self.coeffs = integrator.coefficients()
+        self.newton = newton
+        self.terms = terms
+        self.fd = finite_difference
+
+    def step(self, s: StepState, h: float):
+        sys, n = self.sys, self.sys.n
+        am, af, beta, gamma = self.coeffs
+        c1 = (1 - af) / (1 - am)
+        bp, gp = h * h * beta * c1, h * gamma * c1
+        a_base = (af * s.qdd - am * s.a) / (1 - am)
+        dq_base = h * s.v + h * h * ((0.5 - beta) * s.a + beta * a_base)
+        v_base = s.v + h * ((1 - gamma) * s.a + gamma * a_base)
+        t1 = s.t + h
+
+        def residual(x, matrix):
+            qdd, lam = x[:n], x[n:]
+            q = sys.increment(s.q, dq_base + bp * qdd)
+            v = v_base + gp * qdd
+            F, Phi, A = sys.evaluate(q, v, qdd, lam, t1, cM=1.0, cD=gp, cK=bp, terms=self.terms,
+                                     matrix=matrix and not self.fd)
+            r = np.r_[F, Phi / bp]
+            if matrix and self.fd:
+                A = finite_difference_matrix(lambda y: residual(y, False)[0], x)
+            return r, np.r_[F, Phi], A.tocsc() if hasattr(A, "tocsc") else A
+
+        out = self.newton.solve(residual, np.r_[s.qdd, s.lam], key=h)
+        if not out.converged:
+            return None, out
+        qdd, lam = out.x[:n], out.x[n:]
+        new = StepState(t1, sys.increment(s.q, dq_base + bp * qdd), v_base + gp * qdd, qdd,
+                        a_base + c1 * qdd, lam)
+        return new, out
+
+
+def initial_state(system, t0=0.0, assemble=True, linear_solver="auto"):
+    q, v = system.q0.copy(), system.v0.copy()
+    report = None
+    if assemble and system.m:
+        q, report = assemble_positions(system, q, t0)
+        v = project_velocities(system, q, v, t0)
+    qdd, lam = consistent_accelerations(system, q, v, t0, linear_solver)
+    return StepState(t0, q, v, qdd, qdd.copy(), lam), report
+
+
+def simulate(model, t_end, h, integrator=None, tol=1e-7, max_iter=25, jacobian="full", refresh="newton",
+             convergence="residual", t_start=0.0, max_halvings=4, linear_solver="auto", assemble=True,
+             system=None, progress=None, raise_on_failure=False):
+    """Integrate ``model`` from t_start to t_end with step h.
+
+    integrator: Newmark() (default β = ¼, γ = ½), HHT(rho_inf), GeneralizedAlpha(rho_inf), or a name.
+    jacobian:   'full', a P1 combination such as 'M1+M2', a set of term names, or 'fd'
+                (finite-difference Newton matrix, for comparison).
+    refresh:    'newton' | 'step' | int i (see :mod:`.newton`).
+    A failed step is retried with h/2, h/4, … (``max_halvings`` times); if it still fails
+    the run stops and the returned Result holds every step computed so far, with
+    ``success = False`` and a message naming time, residual and the worst equation.
+    """
+    from ..results import Result
+
+    if h <= 0 or t_end <= t_start:
+        raise ValueError(f"need h > 0 and t_end > t_start (got h={h}, t_start={t_start}, t_end={t_end})")
+    integ = integrator or Newmark()
+    if isinstance(integ, str):
+        integ = integrator_from_name(integ)
+    fd = jacobian == "fd"
+    terms = jacobian_terms(None if fd else jacobian)
+    if system is None:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", RedundantConstraintWarning)
+            system = model.freeze()
+        for w in caught:
+            warnings.warn(w.message, w.category, stacklevel=2)
+    newton = NewtonSolver(tol, max_iter, refresh, convergence, linear_solver)
+    stepper = DynamicsStepper(system, integ, newton, terms, fd)
+    state, report = initial_state(system, t_start, assemble, linear_solver)
+    n_steps = int(round((t_end - t_start) / h))
+    res = Result(system, integ, h)
+    res.assembly = report
+    res.append(state, iterations=0, refreshes=0, factorizations=0, seconds=0.0, substeps=0)
+    clock0 = time.perf_counter()
+    for k in range(1, n_steps + 1):
+        c0 = time.perf_counter()
+        st0 = vars(newton.stats).copy()
+        target = t_start + k * h
+        try:
+            state, substeps = _advance(stepper, state, target - state.t, 0, max_halvings)
+        except StepFailure as exc:
+            res.fail(str(exc))
+            if raise_on_failure:
+                raise
+            break
+        st1 = vars(newton.stats)
+        res.append(state, iterations=st1["iterations"] - st0["iterations"],
+                   refreshes=st1["refreshes"] - st0["refreshes"],
+                   factorizations=st1["factorizations"] - st0["factorizations"],
+                   seconds=time.perf_counter() - c0, substeps=substeps)
+        if progress is not None:
+            progress(state.t, k, n_steps, newton.stats)
+    res.wall_time = time.perf_counter() - clock0
+    res.newton = newton.stats
+    res.nnz = newton.nnz
+    res.finish()
+    return res
+
+
+def _advance(stepper, state, h, depth, max_halvings):
+    new, out = stepper.step(state, h)
+    if new is not None:
+        return new, 1
+    if depth >= max_halvings:
+        sys = stepper.sys
+        chk = out.residual
+        if np.all(np.isfinite(chk)) and chk.size:
+            worst = int(np.argmax(np.abs(chk)))
+            where = f"; worst equation: {sys.describe_row(worst)} (|r| = {abs(chk[worst]):.3g})"
+        else:
+            where = ""
+        raise StepFailure(
+            f"step from t = {state.t:.6g} s failed even with h = {h:.3g} s after {max_halvings} halvings: "
+            f"{out.message}; residual norm {out.residual_norm:.3g}{where}")
+    mid, n1 = _advance(stepper, state, h / 2, depth + 1, max_halvings)
+    end, n2 = _advance(stepper, mid, h / 2, depth + 1, max_halvings)
+    return end, n1 + n2

@@ -1,0 +1,93 @@
+"""Consistent initial conditions: assembly of the initial configuration, velocity
+projection, and initial accelerations and multipliers.
+
+Position assembly solves min ½|q − q_user|² subject to Φ(q, t0) = 0 by Gauss-Newton
+steps Δq = −Φ_qᵀ (Φ_q Φ_qᵀ)⁻¹ Φ (the minimum-norm correction); velocities are projected
+the same way onto Φ_q q' = −Φ_t; accelerations and multipliers solve
+[M Φ_qᵀ; Φ_q 0] [q''; λ] = [Q − Q_v; γ].
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from ..linalg import LinearSolver
+
+
+class AssemblyError(RuntimeError):
+    pass
+
+
+@dataclass
+class AssemblyReport:
+    iterations: int
+    constraint_norm: float
+    moved: dict  # body name -> distance its coordinates moved (position part, m)
+
+    def summary(self, threshold=1e-9):
+        moved = {k: v for k, v in self.moved.items() if v > threshold}
+        if not moved:
+            return "initial configuration satisfies the constraints"
+        return "initial configuration assembled; bodies moved: " + ", ".join(f"{k} by {v:.3g} m" for k, v in moved.items())
+
+
+def _min_norm_solve(Jq, r):
+    """Minimum-norm solution of Jq x = r (Jq sparse, full row rank)."""
+    JJt = (Jq @ Jq.T).tocsc()
+    y = spla.spsolve(JJt, r) if JJt.shape[0] > 1 else r / JJt.toarray()[0, 0]
+    return Jq.T @ np.atleast_1d(y)
+
+
+def assemble_positions(system, q, t=0.0, tol=1e-12, max_iter=50):
+    q = q.copy()
+    q_user = q.copy()
+    it = 0
+    for it in range(max_iter + 1):
+        qe = system.extend(q)
+        Phi = system.constraints(qe, t)
+        norm = float(np.linalg.norm(Phi)) if Phi.size else 0.0
+        if norm < tol:
+            break
+        if it == max_iter:
+            worst = int(np.argmax(np.abs(Phi)))
+            raise AssemblyError(
+                f"cannot assemble the initial configuration: |Φ| = {norm:.3g} after {max_iter} iterations; "
+                f"worst: {system.describe_row(system.n + worst)}")
+        Jq = system.constraint_jacobian(qe, t)
+        try:
+            dq = _min_norm_solve(Jq, -Phi)
+        except RuntimeError as exc:
+            raise AssemblyError(f"cannot assemble the initial configuration: {exc}") from None
+        if not np.all(np.isfinite(dq)):
+            raise AssemblyError("cannot assemble the initial configuration: singular constraint Jacobian")
+        q = system.increment(q, dq)
+    moved = {}
+    for b in system.model.bodies:
+        s = system.body_slice(b)
+        moved[b.name] = float(np.linalg.norm((q - q_user)[s][:3 if b.kind.name == "spatial" else 2]))
+    return q, AssemblyReport(it, norm, moved)
+
+
+def project_velocities(system, q, v, t=0.0):
+    if system.m == 0:
+        return v
+    qe = system.extend(q)
+    Jq = system.constraint_jacobian(qe, t)
+    r = -system.constraint_time_derivative(qe, t) - Jq @ v
+    if np.linalg.norm(r) < 1e-14:
+        return v
+    return v + _min_norm_solve(Jq, r)
+
+
+def consistent_accelerations(system, q, v, t=0.0, linear_solver="auto"):
+    """q'' and λ from [M Φ_qᵀ; Φ_q 0] [q''; λ] = [Q − Q_v; γ]."""
+    n, m = system.n, system.m
+    F0, _, A = system.evaluate(q, v, np.zeros(n), np.zeros(m), t, cM=1.0, cD=0.0, cK=0.0)
+    rhs = np.r_[-F0, system.gamma(system.extend(q), system.extend_velocity(v), t)]
+    lin = LinearSolver(linear_solver)
+    lin.factorize(A.tocsc())
+    x = lin.solve(rhs)
+    return x[:n], x[n:]

@@ -1,0 +1,120 @@
+"""Newton-Raphson with a Jacobian refresh policy and counters.
+
+Policies (P3 compares the last three):
+    "newton"     refresh and factorize the matrix at every iteration (full Newton);
+    "step"       refresh at the first iteration of every step (modified Newton);
+    int i        keep the factorization across steps and refresh it once it has served
+                 i iterations without convergence (P3's "NNI ≥ i").
+Whatever the policy, an iteration whose residual grows with a stale matrix triggers a
+refresh before the step is declared failed.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..linalg import LinearSolver, SingularMatrixError
+
+
+@dataclass
+class NewtonStatistics:
+    iterations: int = 0
+    refreshes: int = 0
+    factorizations: int = 0
+    residual_evaluations: int = 0
+    failures: int = 0
+
+    def add(self, other):
+        for k in vars(self):
+            setattr(self, k, getattr(self, k) + getattr(other, k))
+
+
+@dataclass
+class NewtonOutcome:
+    converged: bool
+    x: np.ndarray
+    iterations: int
+    residual_norm: float
+    residual: np.ndarray
+    message: str = ""
+
+
+class NewtonSolver:
+    """Solves G(x) = 0 where a problem object supplies residual and matrix.
+
+    ``problem(x, matrix: bool) -> (residual, check_vector, matrix or None)``; the
+    ``check_vector`` is what the convergence test measures (P1: the 2-norm of the
+    residual), the residual is what the linear system uses (it may be scaled).
+    """
+
+    def __init__(self, tol=1e-7, max_iter=25, policy="newton", convergence="residual",
+                 linear_solver="auto", increment_tol=None):
+        if not (policy in ("newton", "step") or (isinstance(policy, int) and policy >= 1)):
+            raise ValueError(f"Jacobian refresh policy must be 'newton', 'step' or an integer ≥ 1, got {policy!r}")
+        if convergence not in ("residual", "increment"):
+            raise ValueError(f"convergence test must be 'residual' or 'increment', got {convergence!r}")
+        self.tol, self.max_iter, self.policy, self.convergence = tol, max_iter, policy, convergence
+        self.increment_tol = tol if increment_tol is None else increment_tol
+        self.lin = LinearSolver(linear_solver)
+        self.stats = NewtonStatistics()
+        self.has_factor = False
+        self.last_iterations = 0
+        self.matrix_key = None
+        self.factor_age = 0
+        self.nnz = 0
+
+    def invalidate(self):
+        self.has_factor = False
+
+    def solve(self, problem, x0, key=None):
+        """Iterate from x0; ``key`` identifies the matrix (e.g. the step size)."""
+        x = x0.copy()
+        if key != self.matrix_key:
+            self.has_factor = False
+            self.matrix_key = key
+        policy, st = self.policy, self.stats
+        need_matrix = policy in ("newton", "step") or not self.has_factor
+        it, prev_norm = 0, np.inf
+        try:
+            while True:
+                r, chk, A = problem(x, need_matrix)
+                st.residual_evaluations += 1
+                norm = float(np.linalg.norm(chk))
+                if not np.isfinite(norm):
+                    return self._fail(x, it, norm, chk, "residual is not finite")
+                if self.convergence == "residual" and norm < self.tol:
+                    break
+                if it >= self.max_iter:
+                    return self._fail(x, it, norm, chk, f"no convergence in {self.max_iter} iterations")
+                if A is None and (norm > prev_norm and self.factor_age > 0
+                                  or isinstance(policy, int) and self.factor_age >= policy):
+                    r, chk, A = problem(x, True)  # stale matrix: refresh at this iterate
+                if A is not None:
+                    st.refreshes += 1
+                    self.nnz = A.nnz if hasattr(A, "nnz") else int(np.count_nonzero(A))
+                    self.lin.factorize(A)
+                    st.factorizations += 1
+                    self.has_factor, self.factor_age = True, 0
+                dx = self.lin.solve(-r)
+                x = x + dx
+                it += 1
+                st.iterations += 1
+                self.factor_age += 1
+                prev_norm = norm
+                need_matrix = policy == "newton"
+                if self.convergence == "increment" and np.linalg.norm(dx) < self.increment_tol:
+                    r, chk, _ = problem(x, False)
+                    norm = float(np.linalg.norm(chk))
+                    if np.isfinite(norm):
+                        break
+        except SingularMatrixError as exc:
+            return self._fail(x, it, np.nan, np.full(len(x), np.nan), f"singular iteration matrix ({exc})")
+        self.last_iterations = it
+        return NewtonOutcome(True, x, it, norm, chk)
+
+    def _fail(self, x, it, norm, chk, message):
+        self.stats.failures += 1
+        self.has_factor = False
+        self.last_iterations = it
+        return NewtonOutcome(False, x, it, norm, chk, message)

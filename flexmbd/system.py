@@ -1,0 +1,444 @@
+"""The frozen model: coordinate layout, element groups and sparse assembly.
+
+The layout gives every body a slice of the coordinate vector q (n entries).  Ground's
+fixed coordinates follow at the end of an *extended* vector q_e, so elements attached to
+ground are evaluated exactly like the others and their ground rows are dropped when
+scattering.  Every group returns dense per-element blocks; they are scattered into one
+preallocated CSC matrix through an index map computed once (the sparsity pattern).
+
+The Newton matrix of every solver has the form
+
+    [ c_M M + c_D (∂F/∂q') + c_K (∂F/∂q)   Φ_qᵀ ]      F(q, q', q'', λ, t) =
+    [ Φ_q                                   0    ]        M q'' + Q_v − Q + Φ_qᵀ λ,
+
+with ∂F/∂q = ∂(M q'' + Q_v)/∂q − ∂Q/∂q + ∂(Φ_qᵀ λ)/∂q (P1, eq. for J).  Each part of
+∂F/∂q and ∂F/∂q' can be switched off by name (see :data:`JACOBIAN_TERMS`).
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+
+from .bodies.rigid import GROUND, PlanarBodyGroup, SpatialBodyGroup
+from .constraints import joints as J
+from .constraints.dot import DotConstraintGroup, TimeLaw, angle_law, offset_law
+from .constraints.normalization import NormalizationGroup
+from .forces.loads import GravityGroup, PointForceGroup, TorqueGroup
+from .forces.spring_damper import SpringDamperGroup
+from .kinds import PlanarKind, SpatialKind
+from .model import ModelError, body_position, body_rotation
+
+#: Names of the switchable parts of the Newton matrix.  P1's M1 is everything but the
+#: spring-damper-actuator parts, M2 = "sda_stiffness" (∂Q/∂q), M3 = "sda_damping" (∂Q/∂q').
+JACOBIAN_TERMS = ("inertia", "constraint_hessian", "force_stiffness", "force_damping",
+                  "sda_stiffness", "sda_damping")
+P1_PARTS = {"M1": {"inertia", "constraint_hessian", "force_stiffness", "force_damping"},
+            "M2": {"sda_stiffness"}, "M3": {"sda_damping"}}
+
+
+def jacobian_terms(spec) -> frozenset:
+    """Parse 'full', 'M1+M2', or an iterable of term names into a set of enabled terms."""
+    if spec is None or spec == "full":
+        return frozenset(JACOBIAN_TERMS)
+    if isinstance(spec, str):
+        parts = [s.strip() for s in spec.split("+")]
+        out = set()
+        for s in parts:
+            if s in P1_PARTS:
+                out |= P1_PARTS[s]
+            elif s in JACOBIAN_TERMS:
+                out.add(s)
+            else:
+                raise ValueError(f"unknown Jacobian part {s!r}: use M1, M2, M3 or {JACOBIAN_TERMS}")
+        return frozenset(out)
+    out = frozenset(spec)
+    bad = out - set(JACOBIAN_TERMS)
+    if bad:
+        raise ValueError(f"unknown Jacobian terms {sorted(bad)}; known: {JACOBIAN_TERMS}")
+    return out
+
+
+COORD_NAMES = {"spatial": ("x", "y", "z", "e0", "e1", "e2", "e3"), "planar": ("x", "y", "theta")}
+
+
+class System:
+    def __init__(self, model, redundancy: str = "remove", rank_tolerance: float = 1e-9):
+        self.model = model
+        bodies = model.bodies
+        if not bodies:
+            raise ModelError("the model has no bodies")
+        # ------------------------------------------------------------- layout
+        self.offsets = np.zeros(len(bodies), dtype=int)
+        n = 0
+        for b in bodies:
+            self.offsets[b.index] = n
+            n += b.kind.nq
+        self.n = n
+        self.ground_offset = {SpatialKind: n, PlanarKind: n + SpatialKind.nq}
+        self.n_ext = n + SpatialKind.nq + PlanarKind.nq
+        self.coordinate_names = [f"{b.name}.{c}" for b in bodies for c in COORD_NAMES[b.kind.name]]
+        self.q0, self.v0 = self._initial_state()
+
+        # ------------------------------------------------------------- groups
+        self.body_groups = []
+        for kind, cls in ((SpatialKind, SpatialBodyGroup), (PlanarKind, PlanarBodyGroup)):
+            bs = [b for b in bodies if b.kind is kind]
+            if bs:
+                self.body_groups.append(cls(bs, [self.dofs(b, kind) for b in bs]))
+        self.force_groups = self._force_groups()
+        self.constraint_groups = self._constraint_groups()
+        self.removed_equations = []
+        if redundancy not in ("remove", "keep"):
+            raise ValueError("redundancy must be 'remove' or 'keep'")
+        if redundancy == "remove":
+            self._remove_redundant(rank_tolerance)
+        self._index_constraints()
+        self._build_pattern()
+
+    # ================================================================ layout
+    def dofs(self, body, kind=None):
+        """Indices of a body's coordinates in the extended vector (ground's fixed slots)."""
+        if body is GROUND:
+            return self.ground_offset[kind] + np.arange(kind.nq)
+        return self.offsets[body.index] + np.arange(body.kind.nq)
+
+    def extend(self, q):
+        qe = np.empty(self.n_ext)
+        qe[: self.n] = q
+        qe[self.n: self.n + 7] = SpatialKind.ground_q
+        qe[self.n + 7:] = PlanarKind.ground_q
+        return qe
+
+    def extend_velocity(self, v):
+        ve = np.zeros(self.n_ext)
+        ve[: self.n] = v
+        return ve
+
+    def increment(self, q, dq):
+        """Apply an increment (the state_increment of each node kind; all additive here)."""
+        return q + dq
+
+    def body_slice(self, body):
+        o = self.offsets[self.model.body(body).index if isinstance(body, str) else body.index]
+        b = self.model.body(body) if isinstance(body, str) else body
+        return slice(o, o + b.kind.nq)
+
+    def _initial_state(self):
+        q = np.zeros(self.n)
+        v = np.zeros(self.n)
+        for b in self.model.bodies:
+            o = self.offsets[b.index]
+            if b.kind is SpatialKind:
+                p = b.orientation
+                q[o:o + 3], q[o + 3:o + 7] = b.position, p
+                from .rotations import E_matrix
+                v[o:o + 3] = b.velocity
+                v[o + 3:o + 7] = 0.5 * E_matrix(p).T @ b.angular_velocity  # ṗ = ½ Eᵀ ω
+            else:
+                q[o:o + 3] = [b.position[0], b.position[1], b.orientation[0]]
+                v[o:o + 3] = [b.velocity[0], b.velocity[1], b.angular_velocity[2]]
+        return q, v
+
+    # ================================================================ groups
+    def _pair_kind(self, spec):
+        kinds = {b.kind for b in spec.bodies if b is not GROUND}
+        if len(kinds) != 1:
+            raise ModelError(f"{spec.kind} {spec.name!r}: connects a planar and a spatial body, which is not supported")
+        return kinds.pop()
+
+    def _pair_dofs(self, spec, kind):
+        return np.r_[self.dofs(spec.bodies[0], kind), self.dofs(spec.bodies[1], kind)]
+
+    def _frames(self, spec):
+        bi, bj = spec.bodies
+        return (J.Frame(0, body_position(bi), body_rotation(bi)), J.Frame(1, body_position(bj), body_rotation(bj)))
+
+    def _force_groups(self):
+        groups = []
+        model = self.model
+        for kind in (SpatialKind, PlanarKind):
+            bs = [b for b in model.bodies if b.kind is kind]
+            if bs and np.any(model.gravity != 0):
+                if kind is PlanarKind and model.gravity[2] != 0:
+                    raise ModelError("gravity has a z component, but planar bodies move in the x-y plane")
+                groups.append(GravityGroup(kind, bs, [self.dofs(b) for b in bs], model.gravity))
+            sdas = [e for e in model.elements if e.kind == "spring_damper" and self._pair_kind(e) is kind]
+            if sdas:
+                fr = [self._frames(e) for e in sdas]
+                groups.append(SpringDamperGroup(
+                    kind, [e.name for e in sdas], [self._pair_dofs(e, kind) for e in sdas],
+                    [f[0].point(e.data["at_i"])[2] for f, e in zip(fr, sdas)],
+                    [f[1].point(e.data["at_j"])[2] for f, e in zip(fr, sdas)],
+                    [e.data["k"] for e in sdas], [e.data["c"] for e in sdas],
+                    [e.data["rest_length"] for e in sdas], [e.data["actuator"] for e in sdas],
+                    [e.data["tension_only"] for e in sdas], [e.data["law"] for e in sdas]))
+            forces = [e for e in model.elements if e.kind == "force" and e.bodies[0].kind is kind]
+            if forces:
+                us, fs = [], []
+                for e in forces:
+                    b = e.bodies[0]
+                    A = body_rotation(b)
+                    us.append(A.T @ (e.data["at"] - b.position))
+                    fs.append(e.data["force"])
+                groups.append(PointForceGroup(kind, [e.name for e in forces], [self.dofs(e.bodies[0]) for e in forces],
+                                              us, fs, [e.data["body_fixed"] for e in forces],
+                                              [e.data["scale"] for e in forces]))
+            torques = [e for e in model.elements if e.kind == "torque" and e.bodies[0].kind is kind]
+            if torques:
+                groups.append(TorqueGroup(kind, [e.name for e in torques], [self.dofs(e.bodies[0]) for e in torques],
+                                          [e.data["torque"] for e in torques], [e.data["body_fixed"] for e in torques],
+                                          [e.data["scale"] for e in torques]))
+        return groups
+
+    def _joint_equations(self, spec, kind):
+        fi, fj = self._frames(spec)
+        d, name, planar = spec.data, spec.name, kind is PlanarKind
+        t = spec.kind
+        if planar and t in ("revolute",) and abs(abs(d["axis"][2]) - 1) > 1e-12:
+            raise ModelError(f"revolute {name!r}: planar bodies rotate about z; axis must be (0, 0, ±1)")
+        if planar and t in ("cylindrical", "universal", "point_in_plane"):
+            raise ModelError(f"{t} {name!r}: not available for planar bodies")
+        if t == "spherical":
+            return J.spherical(name, fi, fj, d["at"], planar)
+        if t == "revolute":
+            return J.revolute(name, fi, fj, d["at"], d["axis"], planar)
+        if t == "prismatic":
+            return J.prismatic(name, fi, fj, d["at"], d["axis"], planar)
+        if t == "cylindrical":
+            return J.cylindrical(name, fi, fj, d["at"], d["axis"])
+        if t == "universal":
+            return J.universal(name, fi, fj, d["at"], d["axis_i"], d["axis_j"])
+        if t == "fixed":
+            at = d["at"] if d["at"] is not None else body_position(spec.bodies[1])
+            return J.fixed(name, fi, fj, at, planar)
+        if t == "point_on_line":
+            return J.point_on_line(name, fi, fj, d["at"], d["axis"], planar)
+        if t == "point_in_plane":
+            return J.point_in_plane(name, fi, fj, d["at"], d["normal"])
+        if t == "distance":
+            return J.distance(name, fi, fj, d["at_i"], d["at_j"], d["length"])
+        if t == "rotation_driver":
+            axis = d["axis"] if not planar else np.array([0, 0, 1.0])
+            return J.rotation_driver(name, fi, fj, axis)
+        if t == "translation_driver":
+            return J.translation_driver(name, fi, fj, d["at"], d["axis"])
+        raise ModelError(f"unknown element kind {t!r}")
+
+    def _constraint_groups(self):
+        groups = []
+        spatial = [b for b in self.model.bodies if b.kind is SpatialKind]
+        if spatial:
+            groups.append(NormalizationGroup(spatial, [self.dofs(b) for b in spatial]))
+        joint_kinds = {"spherical", "revolute", "prismatic", "cylindrical", "universal", "fixed", "point_on_line",
+                       "point_in_plane", "distance", "rotation_driver", "translation_driver"}
+        for kind in (SpatialKind, PlanarKind):
+            eqs, dofs, laws = [], [], []
+            for spec in self.model.elements:
+                if spec.kind not in joint_kinds or self._pair_kind(spec) is not kind:
+                    continue
+                new = self._joint_equations(spec, kind)
+                pd = self._pair_dofs(spec, kind)
+                if spec.kind == "rotation_driver":
+                    laws.append(TimeLaw(len(eqs), angle_law(spec.data["function"])))
+                elif spec.kind == "translation_driver":
+                    laws.append(TimeLaw(len(eqs), offset_law(spec.data["function"], 0.0)))
+                eqs += new
+                dofs += [pd] * len(new)
+            if eqs:
+                groups.append(DotConstraintGroup(kind, eqs, dofs, laws))
+        return groups
+
+    # ========================================================== constraints
+    def _index_constraints(self):
+        self.m = sum(len(g) for g in self.constraint_groups)
+        self.constraint_offsets = np.cumsum([0] + [len(g) for g in self.constraint_groups])[:-1]
+        self.equation_owner = [o for g in self.constraint_groups for o in g.owner]
+        self.equation_label = [lab for g in self.constraint_groups for lab in g.label]
+        self.owner_equations = {}
+        for i, o in enumerate(self.equation_owner):
+            self.owner_equations.setdefault(o, []).append(i)
+
+    def _remove_redundant(self, tol):
+        """Find equations dependent on earlier ones (QR of Φ_qᵀ at q0) and drop them."""
+        self._index_constraints()
+        if self.m == 0:
+            return
+        qe = self.extend(self.q0)
+        Phi_q = self.constraint_jacobian(qe, 0.0).toarray()
+        _, R = sla.qr(Phi_q.T, mode="economic")
+        diag = np.abs(np.diag(R))
+        scale = max(np.max(np.linalg.norm(Phi_q, axis=1)), 1e-300)
+        dependent = diag <= tol * scale
+        if not np.any(dependent):
+            return
+        start = 0
+        new_groups = []
+        for g in self.constraint_groups:
+            dep = dependent[start:start + len(g)]
+            start += len(g)
+            if np.any(dep):
+                for i in np.flatnonzero(dep):
+                    self.removed_equations.append((g.owner[i], g.label[i]))
+                g = g.subset(~dep)
+            new_groups.append(g)
+        self.constraint_groups = [g for g in new_groups if len(g)]
+        listing = "; ".join(f"{o}: {lab}" for o, lab in self.removed_equations)
+        warnings.warn(f"{len(self.removed_equations)} redundant constraint equation(s) removed: {listing}",
+                      RedundantConstraintWarning, stacklevel=3)
+
+    # ============================================================== pattern
+    def _blocks(self):
+        """(row, col) of every entry the Newton matrix receives, in evaluation order.
+
+        Coordinate indices of ground (≥ n in the extended vector) become −1 (dropped).
+        """
+        def coord(idx):
+            return np.where(idx >= self.n, -1, idx)
+
+        rows, cols = [], []
+        for g in self.body_groups + self.force_groups + self.constraint_groups:
+            idx = coord(g.dof_index)
+            m = idx.shape[1]
+            rows.append(np.repeat(idx, m, axis=1).ravel())
+            cols.append(np.tile(idx, (1, m)).ravel())
+        for g, off in zip(self.constraint_groups, self.constraint_offsets):
+            idx = coord(g.dof_index)
+            r = np.broadcast_to((self.n + off + np.arange(len(g)))[:, None], idx.shape).ravel()
+            rows += [r, idx.ravel()]          # Φ_q       (lower left)
+            cols += [idx.ravel(), r]          # Φ_qᵀ      (upper right)
+        return np.concatenate(rows), np.concatenate(cols)
+
+    def _build_pattern(self):
+        rows, cols = self._blocks()
+        N = self.n + self.m
+        self._keep = (rows >= 0) & (cols >= 0)
+        lin = rows[self._keep].astype(np.int64) * N + cols[self._keep]
+        uniq, self._pos = np.unique(lin, return_inverse=True)
+        self.nnz = len(uniq)
+        # a CSR matrix built from sorted unique (row, col) pairs stores .data in that order
+        self._pattern = sp.csr_matrix((np.zeros(self.nnz), (uniq // N, uniq % N)), shape=(N, N))
+        assert self._pattern.nnz == self.nnz
+
+    # ============================================================ evaluation
+    def scatter_vector(self, index, values):
+        """Sum element vectors into a global vector, dropping ground entries."""
+        idx = index.ravel()
+        vals = values.ravel()
+        ok = idx < self.n
+        return np.bincount(idx[ok], weights=vals[ok], minlength=self.n)
+
+    def constraints(self, qe, t):
+        out = np.empty(self.m)
+        for g, off in zip(self.constraint_groups, self.constraint_offsets):
+            out[off:off + len(g)] = g.evaluate(qe, t)[0]
+        return out
+
+    def constraint_jacobian(self, qe, t):
+        """Φ_q as a sparse (m × n) matrix."""
+        rows, cols, vals = [], [], []
+        m = 0
+        for g in self.constraint_groups:
+            _, Jq = g.evaluate(qe, t)
+            idx = g.dof_index
+            r = np.broadcast_to((m + np.arange(len(g)))[:, None], idx.shape)
+            ok = idx < self.n
+            rows.append(r[ok]), cols.append(idx[ok]), vals.append(Jq[ok])
+            m += len(g)
+        return sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(m, self.n))
+
+    def constraint_time_derivative(self, qe, t):
+        return np.concatenate([g.time_derivative(qe, t) for g in self.constraint_groups]) if self.m else np.zeros(0)
+
+    def gamma(self, qe, ve, t):
+        return np.concatenate([g.gamma(qe, ve, t) for g in self.constraint_groups]) if self.m else np.zeros(0)
+
+    def evaluate(self, q, v, a, lam, t, *, cM=1.0, cD=0.0, cK=0.0, terms=frozenset(JACOBIAN_TERMS),
+                 load_factor=1.0, matrix=True):
+        """Residual F (n,), constraints Φ (m,) and, if asked, the Newton matrix (CSC).
+
+        F = M a + Q_v − Q + Φ_qᵀ λ;  matrix = [[c_M M + c_D ∂F/∂q' + c_K ∂F/∂q, Φ_qᵀ], [Φ_q, 0]].
+        """
+        qe, ve = self.extend(q), self.extend_velocity(v)
+        ae = self.extend_velocity(a)
+        F = np.zeros(self.n)
+        Phi = np.empty(self.m)
+        blocks = []
+        for g in self.body_groups:
+            qb, vb, ab = qe[g.dof_index], ve[g.dof_index], ae[g.dof_index]
+            Fi, K, D, M = g.inertia_force(qb, vb, ab, jacobians=matrix)
+            F += self.scatter_vector(g.dof_index, Fi)
+            if matrix:
+                blk = cM * M
+                if "inertia" in terms:
+                    blk = blk + cK * K + cD * D
+                blocks.append(blk.ravel())
+        for g in self.force_groups:
+            Q, K, D = g.evaluate(qe, ve, t, jacobians=matrix)
+            scale = load_factor if g.is_load else 1.0
+            F -= scale * self.scatter_vector(g.dof_index, Q)
+            if matrix:
+                m_el = g.dof_index.shape[1]
+                blk = np.zeros((len(g), m_el, m_el))
+                if K is not None and g.stiffness_term in terms:
+                    blk -= cK * scale * K
+                if D is not None and g.damping_term in terms:
+                    blk -= cD * scale * D
+                blocks.append(blk.ravel())
+        jac_blocks = []
+        for g, off in zip(self.constraint_groups, self.constraint_offsets):
+            phi, Jq = g.evaluate(qe, t)
+            lg = lam[off:off + len(g)]
+            Phi[off:off + len(g)] = phi
+            F += self.scatter_vector(g.dof_index, Jq * lg[:, None])
+            if matrix:
+                if "constraint_hessian" in terms and cK != 0.0:
+                    blocks.append((cK * g.hessian(qe, t, lg)).ravel())
+                else:
+                    blocks.append(np.zeros(g.dof_index.shape + (g.dof_index.shape[1],)).ravel())
+                jac_blocks.append(Jq.ravel())
+        if not matrix:
+            return F, Phi, None
+        for jb in jac_blocks:
+            blocks += [jb, jb]
+        data = np.concatenate(blocks)[self._keep]
+        A = self._pattern.copy()
+        A.data = np.bincount(self._pos, weights=data, minlength=self.nnz)
+        return F, Phi, A
+
+    # ======================================================= energies, output
+    def kinetic_energy(self, q, v):
+        qe, ve = self.extend(q), self.extend_velocity(v)
+        return float(sum(np.sum(g.kinetic_energy(qe[g.dof_index], ve[g.dof_index])) for g in self.body_groups))
+
+    def potential_energy(self, q, t):
+        qe = self.extend(q)
+        return float(sum(g.potential_energy(qe, t) for g in self.force_groups))
+
+    def dissipation_power(self, q, v, t):
+        qe, ve = self.extend(q), self.extend_velocity(v)
+        return float(sum(g.dissipation_power(qe, ve, t) for g in self.force_groups))
+
+    def mass_matrix(self, q):
+        qe = self.extend(q)
+        rows, cols, vals = [], [], []
+        for g in self.body_groups:
+            M = g.mass_matrix(qe[g.dof_index])
+            idx = g.dof_index
+            rows.append(np.repeat(idx, idx.shape[1], axis=1).ravel())
+            cols.append(np.tile(idx, (1, idx.shape[1])).ravel())
+            vals.append(M.ravel())
+        return sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(self.n, self.n))
+
+    def describe_row(self, i):
+        """Which body coordinate or which joint equation row i of the Newton system is."""
+        if i < self.n:
+            return f"equation of motion of {self.coordinate_names[i]}"
+        k = i - self.n
+        return f"constraint of {self.equation_owner[k]!r} ({self.equation_label[k]})"
+
+
+class RedundantConstraintWarning(UserWarning):
+    pass

@@ -1,0 +1,208 @@
+"""One generic check of every element's analytic derivatives against central differences.
+
+For random configurations (non-normalised Euler parameters included: the formulas are
+polynomial identities in p) and random velocities, every body, force and constraint
+group is compared with central differences of its own value:
+    ∂Q/∂q, ∂Q/∂q' of force elements and ∂(M a + Q_v)/∂q, ∂/∂q' of bodies,
+    Φ_q, ∂(Φ_qᵀ λ)/∂q and γ = −(Φ_q q')_q q' − 2 Φ_qt q' − Φ_tt of constraints.
+Relative error ≤ 1e-6 (central differences with step 1e-6 are good to ~1e-9 here).
+"""
+import copy
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import flexmbd as fm
+from flexmbd.constraints.dot import DotConstraintGroup
+from flexmbd.system import System
+
+REL = 1e-6
+
+
+def build_model(kind):
+    m = fm.Model(gravity=(0, -9.81, 0) if kind == "planar" else (0.3, -9.81, 1.2))
+    if kind == "spatial":
+        rot = fm.quaternion_from_axis_angle((1, 2, 3), 0.7)
+        a = m.rigid_body("a", mass=2.0, inertia=(0.3, 0.4, 0.5), position=(0.1, 0.2, 0.3), orientation=rot)
+        b = m.rigid_body("b", mass=1.5, inertia=[[0.3, 0.01, 0.0], [0.01, 0.2, 0.02], [0.0, 0.02, 0.25]],
+                         position=(1.0, -0.2, 0.4))
+        for j in (("spherical", dict(at=(0.5, 0, 0.3))), ("revolute", dict(at=(0.5, 0, 0.3), axis=(0, 1, 1))),
+                  ("prismatic", dict(at=(0.5, 0, 0.3), axis=(1, 0, 1))),
+                  ("cylindrical", dict(at=(0.5, 0, 0.3), axis=(1, 1, 0))),
+                  ("universal", dict(at=(0.5, 0, 0.3), axis_i=(1, 0, 0), axis_j=(0, 1, 0))),
+                  ("fixed", dict(at=(0.5, 0, 0.3))), ("point_on_line", dict(at=(0.5, 0, 0.3), axis=(0, 0, 1))),
+                  ("point_in_plane", dict(at=(0.5, 0, 0.3), normal=(0, 1, 0))),
+                  ("distance", dict(at_i=(0.1, 0.3, 0.3), at_j=(1.2, 0, 0.5)))):
+            getattr(m, j[0])(a, b, **j[1])
+            getattr(m, j[0])(fm.GROUND, a, **j[1], name=f"{j[0]}_ground")
+        m.rotation_driver(a, b, axis=(0, 1, 1), angle=fm.Polynomial((0.1, 0.5, -0.3)))
+        m.translation_driver(fm.GROUND, b, at=(1, 0, 0), axis=(1, 0.5, 0), displacement=fm.Polynomial((0.0, 0.2, 0.7)))
+        m.force(b, (1, 2, 3), at=(1.1, 0, 0.2), scale=fm.Polynomial((1.0, 2.0)))
+        m.force(a, (3, -1, 2), at=(0.3, 0.2, 0.1), body_fixed=True)
+        m.torque(a, (0.3, 0.1, -0.2))
+        m.torque(b, (0.1, 0.5, 0.2), body_fixed=True)
+    else:
+        a = m.planar_body("a", mass=2.0, inertia=0.3, position=(0.1, 0.2), angle=0.3)
+        b = m.planar_body("b", mass=1.5, inertia=0.2, position=(1.0, -0.2), angle=-0.4)
+        for j in (("revolute", dict(at=(0.5, 0))), ("prismatic", dict(at=(0.5, 0), axis=(1, 1, 0))),
+                  ("fixed", dict(at=(0.5, 0))), ("point_on_line", dict(at=(0.5, 0), axis=(1, 0, 0))),
+                  ("distance", dict(at_i=(0.1, 0.3), at_j=(1.2, 0)))):
+            getattr(m, j[0])(a, b, **j[1])
+            getattr(m, j[0])(fm.GROUND, a, **j[1], name=f"{j[0]}_ground")
+        m.rotation_driver(a, b, angle=fm.Polynomial((0.1, 0.5, -0.3)))
+        m.translation_driver(fm.GROUND, b, at=(1, 0), axis=(1, 0.5, 0), displacement=fm.Polynomial((0.0, 0.2, 0.7)))
+        m.force(b, (1, 2, 0), at=(1.1, 0), scale=fm.Polynomial((1.0, 2.0)))
+        m.force(a, (3, -1, 0), at=(0.3, 0.2), body_fixed=True)
+        m.torque(a, (0, 0, -0.2))
+    m.spring_damper(a, b, at_i=(0.2, 0.1, 0), at_j=(0.9, 0.1, 0.2 if kind == "spatial" else 0), k=120.0, c=7.0,
+                    rest_length=0.5, actuator=fm.Polynomial((0.5, 1.0)))
+    m.spring_damper(fm.GROUND, a, at_i=(0, 0, 1 if kind == "spatial" else 0), k=50.0, c=3.0, tension_only=True,
+                    rest_length=0.1)
+    m.spring_damper(b, a, k=0.0, c=0.0, rest_length=0.3, law=lambda d, r: 40 * d + 300 * d**3 + 2 * r * abs(r))
+    return m
+
+
+SYSTEMS = {}
+
+
+def system(kind):
+    if kind not in SYSTEMS:
+        SYSTEMS[kind] = System(build_model(kind), redundancy="keep")
+    return SYSTEMS[kind]
+
+
+def random_state(sys, rng):
+    q = sys.q0 + 0.3 * rng.standard_normal(sys.n)
+    v = rng.standard_normal(sys.n)
+    a = rng.standard_normal(sys.n)
+    return q, v, a
+
+
+def detached(g):
+    """A copy of group g in which every element owns private coordinates.
+
+    Then one evaluation perturbs coordinate j of all elements at once, so the
+    central differences cost 2 m evaluations per group instead of 2 m per element.
+    """
+    d = copy.copy(g)
+    d.dof_index = np.arange(g.dof_index.size).reshape(g.dof_index.shape)
+    if isinstance(g, DotConstraintGroup):
+        d = DotConstraintGroup(g.kind, g.equations, d.dof_index, g.laws)
+    return d
+
+
+def central_local(f, X, eps=1e-6):
+    """d f(X)[e] / d X[e, j] for all elements e: X (n_el, m) -> (n_el, ..., m)."""
+    f0 = np.asarray(f(X))
+    out = np.empty(f0.shape + (X.shape[1],))
+    for j in range(X.shape[1]):
+        dX = np.zeros_like(X)
+        dX[:, j] = eps
+        out[..., j] = (np.asarray(f(X + dX)) - np.asarray(f(X - dX))) / (2 * eps)
+    return out
+
+
+def close(analytic, numeric, what):
+    for e in range(len(numeric)):
+        scale = max(np.max(np.abs(numeric[e])), 1e-8)
+        err = np.max(np.abs(analytic[e] - numeric[e])) / scale
+        assert err <= REL, f"{what[e] if isinstance(what, list) else what}: relative error {err:.2e}"
+
+
+@pytest.mark.parametrize("kind", ["spatial", "planar"])
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), t=st.floats(0.0, 2.0))
+def test_force_jacobians(kind, seed, t):
+    sys = system(kind)
+    rng = np.random.default_rng(seed)
+    q, v, _ = random_state(sys, rng)
+    qe, ve = sys.extend(q), sys.extend_velocity(v)
+    for g0 in sys.force_groups:
+        g = detached(g0)
+        X, V = qe[g0.dof_index], ve[g0.dof_index]
+        Q, K, D = g.evaluate(X.ravel(), V.ravel(), t)
+        fq = central_local(lambda Y: g.evaluate(Y.ravel(), V.ravel(), t)[0], X)
+        fv = central_local(lambda Y: g.evaluate(X.ravel(), Y.ravel(), t)[0], V)
+        names = [f"{type(g).__name__} {nm}" for nm in g.element_names]
+        close(K if K is not None else 0 * fq, fq, [nm + " ∂Q/∂q" for nm in names])
+        close(D if D is not None else 0 * fv, fv, [nm + " ∂Q/∂q'" for nm in names])
+
+
+@pytest.mark.parametrize("kind", ["spatial", "planar"])
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1))
+def test_body_inertia_jacobians(kind, seed):
+    sys = system(kind)
+    rng = np.random.default_rng(seed)
+    q, v, a = random_state(sys, rng)
+    qe, ve, ae = sys.extend(q), sys.extend_velocity(v), sys.extend_velocity(a)
+    for g in sys.body_groups:
+        X, V, A = qe[g.dof_index], ve[g.dof_index], ae[g.dof_index]
+        F, K, D, M = g.inertia_force(X, V, A)
+        close(K, central_local(lambda Y: g.inertia_force(Y, V, A, False)[0], X), "body ∂F/∂q")
+        close(D, central_local(lambda Y: g.inertia_force(X, Y, A, False)[0], V), "body ∂F/∂q'")
+        close(M, central_local(lambda Y: g.inertia_force(X, V, Y, False)[0], A), "body mass matrix")
+
+
+@pytest.mark.parametrize("kind", ["spatial", "planar"])
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), t=st.floats(0.0, 2.0))
+def test_constraint_derivatives(kind, seed, t):
+    sys = system(kind)
+    rng = np.random.default_rng(seed)
+    q, v, _ = random_state(sys, rng)
+    qe, ve = sys.extend(q), sys.extend_velocity(v)
+    for g0 in sys.constraint_groups:
+        g = detached(g0)
+        X, V = qe[g0.dof_index], ve[g0.dof_index]
+        lam = rng.standard_normal(len(g))
+        what = [f"{o} ({lab})" for o, lab in zip(g.owner, g.label)]
+        Phi, Jq = g.evaluate(X.ravel(), t)
+        close(Jq[:, None], central_local(lambda Y: g.evaluate(Y.ravel(), t)[0][:, None], X),
+              [w + " Φ_q" for w in what])
+        close(g.hessian(X.ravel(), t, lam),
+              central_local(lambda Y: lam[:, None] * g.evaluate(Y.ravel(), t)[1], X),
+              [w + " ∂(Φ_qᵀλ)/∂q" for w in what])
+        # along q(τ) = q + τ q', t + τ:  d²φ/dτ² = (Φ_q q')_q q' + 2 Φ_qt q' + Φ_tt = −γ
+        gam = g.gamma(X.ravel(), V.ravel(), t)
+        eps = 1e-4
+        path = [g.evaluate((X + s * eps * V).ravel(), t + s * eps)[0] for s in (-1, 0, 1)]
+        d2 = (path[2] - 2 * path[1] + path[0]) / eps**2
+        assert np.all(np.abs(-gam - d2) <= 1e-5 * np.maximum(1.0, np.abs(d2))), "γ mismatch"
+        d1 = (g.evaluate(X.ravel(), t + 1e-6)[0] - g.evaluate(X.ravel(), t - 1e-6)[0]) / 2e-6
+        assert np.all(np.abs(g.time_derivative(X.ravel(), t) - d1) <= 1e-6 * np.maximum(1.0, np.abs(d1))), "Φ_t"
+
+
+def central(f, x, eps=1e-6):
+    f0 = np.asarray(f(x))
+    out = np.empty(f0.shape + x.shape)
+    for i in range(len(x)):
+        dx = np.zeros_like(x)
+        dx[i] = eps
+        out[..., i] = (np.asarray(f(x + dx)) - np.asarray(f(x - dx))) / (2 * eps)
+    return out
+
+
+@pytest.mark.parametrize("kind", ["spatial", "planar"])
+def test_assembled_matrix_matches_residual_derivatives(kind):
+    """The scattered Newton matrix equals the derivatives of the assembled residual."""
+    sys = system(kind)
+    rng = np.random.default_rng(1)
+    q, v, a = random_state(sys, rng)
+    lam = rng.standard_normal(sys.m)
+    t = 0.4
+    for cM, cD, cK in ((1, 0, 0), (0, 1, 0), (0, 0, 1)):
+        _, _, A = sys.evaluate(q, v, a, lam, t, cM=cM, cD=cD, cK=cK)
+        A = A.toarray()
+        n = sys.n
+        if cK:
+            num = central(lambda x: sys.evaluate(x, v, a, lam, t, matrix=False)[0], q)
+        elif cD:
+            num = central(lambda x: sys.evaluate(q, x, a, lam, t, matrix=False)[0], v)
+        else:
+            num = central(lambda x: sys.evaluate(q, v, x, lam, t, matrix=False)[0], a)
+        close(A[None, :n, :n], num[None], f"assembled block cM={cM} cD={cD} cK={cK}")
+    Jq = central(lambda x: sys.evaluate(x, v, a, lam, t, matrix=False)[1], q)
+    close(A[None, n:, :n], Jq[None], "assembled Φ_q")
+    close(A[None, :n, n:], Jq.T[None], "assembled Φ_qᵀ")
