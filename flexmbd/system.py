@@ -262,18 +262,37 @@ class System:
             self.owner_equations.setdefault(o, []).append(i)
 
     def _remove_redundant(self, tol):
-        """Find equations dependent on earlier ones (QR of Φ_qᵀ at q0) and drop them."""
+        """Find equations dependent on earlier ones at q0 and drop them (with a warning).
+
+        Rank-revealing QR (column pivoting) of Φ_qᵀ gives the rank; if deficient, rows are
+        taken greedily in model order (Gram-Schmidt), so the equations of the joint added
+        last are the ones removed and the Euler-parameter normalisation is always kept.
+        """
         self._index_constraints()
         if self.m == 0:
             return
-        qe = self.extend(self.q0)
-        Phi_q = self.constraint_jacobian(qe, 0.0).toarray()
-        _, R = sla.qr(Phi_q.T, mode="economic")
-        diag = np.abs(np.diag(R))
-        scale = max(np.max(np.linalg.norm(Phi_q, axis=1)), 1e-300)
-        dependent = diag <= tol * scale
-        if not np.any(dependent):
+        Phi_q = self.constraint_jacobian(self.extend(self.q0), 0.0).toarray()
+        norms = np.linalg.norm(Phi_q, axis=1)
+        if np.any(norms == 0.0):
+            i = int(np.flatnonzero(norms == 0.0)[0])
+            raise ModelError(f"constraint equation {self.describe_row(self.n + i)} has a zero Jacobian "
+                             "in the initial configuration; check the joint's points and axes")
+        rows = Phi_q / norms[:, None]
+        _, R, _ = sla.qr(rows.T, mode="economic", pivoting=True)
+        d = np.abs(np.diag(R))
+        rank = int(np.sum(d > tol * d[0]))
+        if rank == self.m:
             return
+        dependent = np.zeros(self.m, dtype=bool)
+        basis = np.zeros((self.n, 0))
+        for i in range(self.m):
+            r = rows[i] - basis @ (basis.T @ rows[i])
+            r = r - basis @ (basis.T @ r)  # second pass keeps the basis orthonormal
+            nr = np.linalg.norm(r)
+            if nr <= 1e3 * tol:
+                dependent[i] = True
+            else:
+                basis = np.column_stack([basis, r / nr])
         start = 0
         new_groups = []
         for g in self.constraint_groups:
