@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import GROUND, Model
 from ..rotations import quaternion_from_axis_angle
+from .registry import example
 
 LENGTH = 2.0
 LINK_MASS = 50.0
@@ -44,6 +45,7 @@ def build(k=2e4, c=0.0, actuator=0.0):
     return m
 
 
+@example("slider-crank-sda", "P1 slider-crank with a spring-damper-actuator: Newmark, exact Jacobian, vs minimal coordinates")
 def run(out_dir, quiet=False):
     """Run the P1 slider-crank (k = 2e4 N/m, c = 1e3 N s/m), print a summary, plot."""
     import warnings

@@ -1,0 +1,1 @@
+"""Bundled examples: each source-paper example as a function that builds a Model."""

@@ -1,0 +1,1 @@
+"""P1 example 2: tensegrity form-finding by dynamic relaxation (being written)."""

@@ -1,0 +1,1 @@
+"""Reference comparisons: conservative (cases registered below)."""

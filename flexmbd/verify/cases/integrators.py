@@ -1,0 +1,1 @@
+"""Reference comparisons: integrators (cases registered below)."""

@@ -1,0 +1,1 @@
+"""Reference comparisons: slider crank (cases registered below)."""

@@ -1,0 +1,1 @@
+"""Reference comparisons: statics (cases registered below)."""

@@ -1,0 +1,1 @@
+"""Reference comparisons: tensegrity (cases registered below)."""
