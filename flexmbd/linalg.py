@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg as sla
+import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 DENSE_LIMIT = 150
@@ -26,7 +27,7 @@ class LinearSolver:
 
     def factorize(self, A):
         n = A.shape[0]
-        dense = self.method == "dense" or (self.method == "auto" and n <= DENSE_LIMIT)
+        dense = self.method == "dense" or (self.method == "auto" and n <= DENSE_LIMIT) or isinstance(A, np.ndarray)
         self._dense = dense
         try:
             if dense:
@@ -36,7 +37,7 @@ class LinearSolver:
                     raise SingularMatrixError("iteration matrix is singular")
                 self._factor = (lu, piv)
             else:
-                self._factor = spla.splu(A.tocsc(), permc_spec="COLAMD")
+                self._factor = spla.splu(sp.csc_matrix(A), permc_spec="COLAMD")
         except RuntimeError as exc:  # SuperLU: "Factor is exactly singular"
             raise SingularMatrixError(str(exc)) from None
 

@@ -77,32 +77,26 @@ def _build_g_derivative(rows):
     return d
 
 
+_G_INDEX = np.array([[1, 0, 3, 2], [2, 3, 0, 1], [3, 2, 1, 0]])
+_G_SIGN = np.array([[-1.0, 1, 1, -1], [-1, -1, 1, 1], [-1, 1, -1, 1]])
+_E_INDEX = np.array([[1, 0, 3, 2], [2, 3, 0, 1], [3, 2, 1, 0]])
+_E_SIGN = np.array([[-1.0, 1, -1, 1], [-1, 1, 1, -1], [-1, -1, 1, 1]])
+
+
 def G_matrix(p):
-    """Body-frame G(p) (…, 3, 4): ω' = 2 G ṗ.  Linear in p, G(p) p = 0."""
-    p = np.asarray(p, dtype=float)
-    e0, e1, e2, e3 = p[..., 0], p[..., 1], p[..., 2], p[..., 3]
-    return np.stack(
-        [
-            np.stack([-e1, e0, e3, -e2], -1),
-            np.stack([-e2, -e3, e0, e1], -1),
-            np.stack([-e3, e2, -e1, e0], -1),
-        ],
-        -2,
-    )
+    """Body-frame G(p) (…, 3, 4): ω' = 2 G ṗ.  Linear in p, G(p) p = 0.
+
+    G = [[-e1, e0, e3, -e2], [-e2, -e3, e0, e1], [-e3, e2, -e1, e0]].
+    """
+    return np.asarray(p, dtype=float)[..., _G_INDEX] * _G_SIGN
 
 
 def E_matrix(p):
-    """Global-frame E(p) (…, 3, 4): ω = 2 E ṗ.  Linear in p, E(p) p = 0."""
-    p = np.asarray(p, dtype=float)
-    e0, e1, e2, e3 = p[..., 0], p[..., 1], p[..., 2], p[..., 3]
-    return np.stack(
-        [
-            np.stack([-e1, e0, -e3, e2], -1),
-            np.stack([-e2, e3, e0, -e1], -1),
-            np.stack([-e3, -e2, e1, e0], -1),
-        ],
-        -2,
-    )
+    """Global-frame E(p) (…, 3, 4): ω = 2 E ṗ.  Linear in p, E(p) p = 0.
+
+    E = [[-e1, e0, -e3, e2], [-e2, e3, e0, -e1], [-e3, -e2, e1, e0]].
+    """
+    return np.asarray(p, dtype=float)[..., _E_INDEX] * _E_SIGN
 
 
 #: DG[i, j, k] = ∂G_ij/∂p_k (G is linear in p, so this is constant)

@@ -28,7 +28,9 @@ from .constraints.dot import DotConstraintGroup, TimeLaw, angle_law, offset_law
 from .constraints.normalization import NormalizationGroup
 from .forces.loads import GravityGroup, PointForceGroup, TorqueGroup
 from .forces.spring_damper import SpringDamperGroup
+from .forces.rotational_spring import RotationalSpringDamperGroup
 from .kinds import PlanarKind, SpatialKind
+from .linalg import DENSE_LIMIT
 from .model import ModelError, body_position, body_rotation
 
 #: Names of the switchable parts of the Newton matrix.  P1's M1 is everything but the
@@ -175,6 +177,10 @@ class System:
                     [e.data["k"] for e in sdas], [e.data["c"] for e in sdas],
                     [e.data["rest_length"] for e in sdas], [e.data["actuator"] for e in sdas],
                     [e.data["tension_only"] for e in sdas], [e.data["law"] for e in sdas]))
+            rsds = [e for e in model.elements if e.kind == "rotational_spring_damper" and self._pair_kind(e) is kind]
+            if rsds:
+                groups.append(RotationalSpringDamperGroup.from_specs(
+                    kind, rsds, [self._frames(e) for e in rsds], [self._pair_dofs(e, kind) for e in rsds]))
             forces = [e for e in model.elements if e.kind == "force" and e.bodies[0].kind is kind]
             if forces:
                 us, fs = [], []
@@ -337,6 +343,9 @@ class System:
         lin = rows[self._keep].astype(np.int64) * N + cols[self._keep]
         uniq, self._pos = np.unique(lin, return_inverse=True)
         self.nnz = len(uniq)
+        # small systems are solved densely (linalg.DENSE_LIMIT): scatter straight into N×N
+        self.dense = N <= DENSE_LIMIT
+        self._dense_pos = uniq[self._pos]
         # a CSR matrix built from sorted unique (row, col) pairs stores .data in that order
         self._pattern = sp.csr_matrix((np.zeros(self.nnz), (uniq // N, uniq % N)), shape=(N, N))
         assert self._pattern.nnz == self.nnz
@@ -376,7 +385,8 @@ class System:
 
     def evaluate(self, q, v, a, lam, t, *, cM=1.0, cD=0.0, cK=0.0, terms=frozenset(JACOBIAN_TERMS),
                  load_factor=1.0, matrix=True):
-        """Residual F (n,), constraints Φ (m,) and, if asked, the Newton matrix (CSC).
+        """Residual F (n,), constraints Φ (m,) and, if asked, the Newton matrix
+        (a dense array for small systems, else CSR with the fixed pattern).
 
         F = M a + Q_v − Q + Φ_qᵀ λ;  matrix = [[c_M M + c_D ∂F/∂q' + c_K ∂F/∂q, Φ_qᵀ], [Φ_q, 0]].
         """
@@ -423,6 +433,9 @@ class System:
         for jb in jac_blocks:
             blocks += [jb, jb]
         data = np.concatenate(blocks)[self._keep]
+        N = self.n + self.m
+        if self.dense:
+            return F, Phi, np.bincount(self._dense_pos, weights=data, minlength=N * N).reshape(N, N)
         A = self._pattern.copy()
         A.data = np.bincount(self._pos, weights=data, minlength=self.nnz)
         return F, Phi, A

@@ -85,3 +85,39 @@ def run(out_dir, quiet=False):
         print(f"plot written to {path}")
     return {"slider_x_end": float(x[-1]), "max_error": err, "mean_iterations": res.mean_iterations(),
             "max_iterations": res.max_iterations(), "plot": str(path)}
+
+
+#: P1's two studies: (k, c) pairs and the Jacobian used without the SDA part.
+STUDY_A = [(k, 0.0) for k in (1e2, 1e3, 1e4, 1e5, 1e6)]
+STUDY_B = [(2e4, c) for c in (1e1, 1e2, 1e3, 1e4)]
+
+
+def jacobian_study(cases, without, h=0.01, steps=100, tol=1e-7, max_iter=50):
+    """P1's iteration study: each (k, c) with the full Newton matrix and with ``without``.
+
+    Returns one dict per run: k, c, jacobian, success, mean and max iterations per step,
+    total Newton iterations and wall time.
+    """
+    import warnings
+
+    rows = []
+    for k, c in cases:
+        for jac in ("full", without):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                res = build(k=k, c=c).simulate(t_end=steps * h, h=h, jacobian=jac, tol=tol, max_iter=max_iter)
+            rows.append(dict(k=k, c=c, jacobian="M1+M2+M3" if jac == "full" else jac, success=res.success,
+                             mean_iterations=res.mean_iterations(), max_iterations=res.max_iterations(),
+                             iterations=int(res.stats["iterations"].sum()), seconds=res.wall_time,
+                             substeps=int(res.stats["substeps"][1:].sum()), steps=res.steps))
+    return rows
+
+
+def format_study(rows):
+    """A Markdown table of :func:`jacobian_study` rows."""
+    out = ["| k [N/m] | c [N s/m] | Newton matrix | completed | mean it./step | max it./step | total it. | time [s] |",
+           "|---:|---:|---|---|---:|---:|---:|---:|"]
+    for r in rows:
+        out.append(f"| {r['k']:.0e} | {r['c']:.0e} | {r['jacobian']} | {'yes' if r['success'] else 'no'} | "
+                   f"{r['mean_iterations']:.2f} | {r['max_iterations']} | {r['iterations']} | {r['seconds']:.3f} |")
+    return "\n".join(out)

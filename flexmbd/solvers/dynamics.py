@@ -81,7 +81,7 @@ class DynamicsStepper:
             r = np.r_[F, Phi / bp]
             if matrix and self.fd:
                 A = finite_difference_matrix(lambda y: residual(y, False)[0], x)
-            return r, np.r_[F, Phi], A.tocsc() if hasattr(A, "tocsc") else A
+            return r, np.r_[F, Phi], A
 
         out = self.newton.solve(residual, np.r_[s.qdd, s.lam], key=h)
         if not out.converged:

@@ -88,6 +88,6 @@ def consistent_accelerations(system, q, v, t=0.0, linear_solver="auto"):
     F0, _, A = system.evaluate(q, v, np.zeros(n), np.zeros(m), t, cM=1.0, cD=0.0, cK=0.0)
     rhs = np.r_[-F0, system.gamma(system.extend(q), system.extend_velocity(v), t)]
     lin = LinearSolver(linear_solver)
-    lin.factorize(A.tocsc())
+    lin.factorize(A)
     x = lin.solve(rhs)
     return x[:n], x[n:]

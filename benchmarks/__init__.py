@@ -1,0 +1,1 @@
+"""flexmbd benchmarks: run with ``python -m benchmarks [NAME ...] [--repeat N]``."""
