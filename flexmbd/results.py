@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .bodies.rigid import GROUND
 from .forces.spring_damper import SpringDamperGroup
 from .forces.loads import PointForceGroup, TorqueGroup
 from .kinds import SpatialKind
@@ -18,7 +19,7 @@ class Result:
         self.system = system
         self.integrator = integrator
         self.h = h
-        self._rows = {k: [] for k in ("t", "q", "v", "qdd", "lam")}
+        self._rows = {k: [] for k in ("t", "q", "v", "qdd", "a", "lam")}
         self._stats = {k: [] for k in STAT_FIELDS}
         self.success = True
         self.message = "completed"
@@ -28,7 +29,8 @@ class Result:
 
     # ---------------------------------------------------------- recording
     def append(self, state, **stats):
-        for k, val in (("t", state.t), ("q", state.q), ("v", state.v), ("qdd", state.qdd), ("lam", state.lam)):
+        for k, val in (("t", state.t), ("q", state.q), ("v", state.v), ("qdd", state.qdd), ("a", state.a),
+                       ("lam", state.lam)):
             self._rows[k].append(np.array(val, dtype=float))
         for k in STAT_FIELDS:
             self._stats[k].append(stats[k])
@@ -132,7 +134,8 @@ class Result:
             if what in ("torque", "force") and spec.kind.endswith("driver"):
                 return -lam[:, 0]
             if what == "reaction":
-                k = 3 if spec.bodies[0].kind is SpatialKind or spec.bodies[1].kind is SpatialKind else 2
+                kind = next(b.kind for b in spec.bodies if b is not GROUND)
+                k = 3 if kind is SpatialKind else 2
                 return -lam[:, :k]  # force of the joint on body j, global axes
         raise KeyError(f"no output named {name!r}; available: {', '.join(self.names())}")
 

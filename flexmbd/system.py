@@ -418,13 +418,14 @@ class System:
                 blocks.append(blk.ravel())
         jac_blocks = []
         for g, off in zip(self.constraint_groups, self.constraint_offsets):
-            phi, Jq = g.evaluate(qe, t)
             lg = lam[off:off + len(g)]
+            want_h = matrix and "constraint_hessian" in terms and cK != 0.0
+            phi, Jq, H = g.assemble(qe, t, lg, hessian=want_h)
             Phi[off:off + len(g)] = phi
             F += self.scatter_vector(g.dof_index, Jq * lg[:, None])
             if matrix:
-                if "constraint_hessian" in terms and cK != 0.0:
-                    blocks.append((cK * g.hessian(qe, t, lg)).ravel())
+                if want_h:
+                    blocks.append((cK * H).ravel())
                 else:
                     blocks.append(np.zeros(g.dof_index.shape + (g.dof_index.shape[1],)).ravel())
                 jac_blocks.append(Jq.ravel())

@@ -161,19 +161,28 @@ class DotConstraintGroup:
 
     def hessian(self, qe, t, lam):
         """λ_e ∂²φ_e/∂q² for each equation: (n, m, m)."""
+        return self.assemble(qe, t, lam, hessian=True)[2]
+
+    def assemble(self, qe, t, lam, hessian=True):
+        """Φ, Φ_q and (if asked) λ_e ∂²φ_e/∂q² from one evaluation of the markers."""
         n, nq = len(self), self.nq
-        w = self._time_terms(t)[0] * lam[:, None]
-        qb, X, Y, JX, JY, _, _ = self._dots(qe)
-        H = np.einsum("nk,nkia,nkib->nab", w, JX, JY)
+        w, _, _, s, _, _ = self._time_terms(t)
+        qb, X, Y, JX, JY, d, grad = self._dots(qe)
+        phi = np.einsum("nk,nk->n", w, d) - s
+        Jq = np.einsum("nk,nkj->nj", w, grad)
+        if not hessian:
+            return phi, Jq, None
+        wl = w * lam[:, None]
+        H = np.einsum("nk,nkia,nkib->nab", wl, JX, JY)
         H = H + H.transpose(0, 2, 1)
         # Σ_i Y_i ∂²X_i/∂q² + Σ_i X_i ∂²Y_i/∂q², slot by slot
         other = np.stack([Y, X], axis=2)                              # (n, 2, 2, 3)
-        g = (other[:, :, :, None, :] * self.sign[..., None]) * w[:, :, None, None, None]
+        g = (other[:, :, :, None, :] * self.sign[..., None]) * wl[:, :, None, None, None]
         Cs = self.markers.contract(qb, g.reshape(-1, 3)).reshape(n, 8, nq, nq)
         side = self.side.reshape(n, 8)
         H[:, :nq, :nq] += np.einsum("ns,nsab->nab", side == 0, Cs)
         H[:, nq:, nq:] += np.einsum("ns,nsab->nab", side == 1, Cs)
-        return H
+        return phi, Jq, H
 
     def time_derivative(self, qe, t):
         """Φ_t (n,)."""

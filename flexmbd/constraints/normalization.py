@@ -28,6 +28,10 @@ class NormalizationGroup:
         H[:, idx, idx] = 2.0 * lam[:, None]
         return H
 
+    def assemble(self, qe, t, lam, hessian=True):
+        phi, Jq = self.evaluate(qe, t)
+        return phi, Jq, self.hessian(qe, t, lam) if hessian else None
+
     def time_derivative(self, qe, t):
         return np.zeros(len(self))
 

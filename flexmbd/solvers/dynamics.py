@@ -104,7 +104,7 @@ def initial_state(system, t0=0.0, assemble=True, linear_solver="auto"):
 
 def simulate(model, t_end, h, integrator=None, tol=1e-7, max_iter=25, jacobian="full", refresh="newton",
              convergence="residual", t_start=0.0, max_halvings=4, linear_solver="auto", assemble=True,
-             system=None, progress=None, raise_on_failure=False):
+             system=None, progress=None, raise_on_failure=False, start=None, on_step=None):
     """Integrate ``model`` from t_start to t_end with step h.
 
     integrator: Newmark() (default β = ¼, γ = ½), HHT(rho_inf), GeneralizedAlpha(rho_inf), or a name.
@@ -114,6 +114,11 @@ def simulate(model, t_end, h, integrator=None, tol=1e-7, max_iter=25, jacobian="
     A failed step is retried with h/2, h/4, … (``max_halvings`` times); if it still fails
     the run stops and the returned Result holds every step computed so far, with
     ``success = False`` and a message naming time, residual and the worst equation.
+
+    start:    a :class:`StepState` to continue from (a resumed run); t_start is then start.t.
+    on_step:  ``on_step(state, stats: dict)`` after every completed step (e.g. a writer);
+              returning False stops the run cleanly (``Result.message`` says so).
+    progress: ``progress(t, step, n_steps, newton_stats)`` after every step.
     """
     from ..results import Result
 
@@ -132,11 +137,16 @@ def simulate(model, t_end, h, integrator=None, tol=1e-7, max_iter=25, jacobian="
             warnings.warn(w.message, w.category, stacklevel=2)
     newton = NewtonSolver(tol, max_iter, refresh, convergence, linear_solver)
     stepper = DynamicsStepper(system, integ, newton, terms, fd)
-    state, report = initial_state(system, t_start, assemble, linear_solver)
+    if start is None:
+        state, report = initial_state(system, t_start, assemble, linear_solver)
+    else:
+        state, report, t_start = start, None, start.t
     n_steps = int(round((t_end - t_start) / h))
     res = Result(system, integ, h)
     res.assembly = report
     res.append(state, iterations=0, refreshes=0, factorizations=0, seconds=0.0, substeps=0)
+    if on_step is not None and start is None:
+        on_step(state, dict(iterations=0, refreshes=0, factorizations=0, seconds=0.0, substeps=0))
     clock0 = time.perf_counter()
     for k in range(1, n_steps + 1):
         c0 = time.perf_counter()
@@ -150,12 +160,15 @@ def simulate(model, t_end, h, integrator=None, tol=1e-7, max_iter=25, jacobian="
                 raise
             break
         st1 = vars(newton.stats)
-        res.append(state, iterations=st1["iterations"] - st0["iterations"],
-                   refreshes=st1["refreshes"] - st0["refreshes"],
-                   factorizations=st1["factorizations"] - st0["factorizations"],
-                   seconds=time.perf_counter() - c0, substeps=substeps)
+        stats = dict(iterations=st1["iterations"] - st0["iterations"], refreshes=st1["refreshes"] - st0["refreshes"],
+                     factorizations=st1["factorizations"] - st0["factorizations"],
+                     seconds=time.perf_counter() - c0, substeps=substeps)
+        res.append(state, **stats)
         if progress is not None:
             progress(state.t, k, n_steps, newton.stats)
+        if on_step is not None and on_step(state, stats) is False:
+            res.fail(f"stopped by the caller at t = {state.t:.6g} s")
+            break
     res.wall_time = time.perf_counter() - clock0
     res.newton = newton.stats
     res.nnz = newton.nnz
