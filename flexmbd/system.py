@@ -339,25 +339,25 @@ class System:
     def _build_pattern(self):
         rows, cols = self._blocks()
         N = self.n + self.m
-        self._keep = (rows >= 0) & (cols >= 0)
-        lin = rows[self._keep].astype(np.int64) * N + cols[self._keep]
-        uniq, self._pos = np.unique(lin, return_inverse=True)
+        keep = (rows >= 0) & (cols >= 0)
+        lin = rows[keep].astype(np.int64) * N + cols[keep]
+        uniq, pos = np.unique(lin, return_inverse=True)
         self.nnz = len(uniq)
+        # entries on ground coordinates go to one extra trash slot at the end
+        self._pos = np.full(len(rows), self.nnz)
+        self._pos[keep] = pos
         # small systems are solved densely (linalg.DENSE_LIMIT): scatter straight into N×N
         self.dense = N <= DENSE_LIMIT
-        self._dense_pos = uniq[self._pos]
+        self._dense_pos = np.full(len(rows), N * N)
+        self._dense_pos[keep] = uniq[pos]
+        groups = self.body_groups + self.force_groups + self.constraint_groups
+        vec = np.concatenate([g.dof_index.ravel() for g in groups]) if groups else np.zeros(0, int)
+        self._vec_index = np.where(vec >= self.n, self.n, vec)
         # a CSR matrix built from sorted unique (row, col) pairs stores .data in that order
         self._pattern = sp.csr_matrix((np.zeros(self.nnz), (uniq // N, uniq % N)), shape=(N, N))
         assert self._pattern.nnz == self.nnz
 
     # ============================================================ evaluation
-    def scatter_vector(self, index, values):
-        """Sum element vectors into a global vector, dropping ground entries."""
-        idx = index.ravel()
-        vals = values.ravel()
-        ok = idx < self.n
-        return np.bincount(idx[ok], weights=vals[ok], minlength=self.n)
-
     def constraints(self, qe, t):
         out = np.empty(self.m)
         for g, off in zip(self.constraint_groups, self.constraint_offsets):
@@ -389,56 +389,59 @@ class System:
         (a dense array for small systems, else CSR with the fixed pattern).
 
         F = M a + Q_v − Q + Φ_qᵀ λ;  matrix = [[c_M M + c_D ∂F/∂q' + c_K ∂F/∂q, Φ_qᵀ], [Φ_q, 0]].
+        Group contributions are concatenated in a fixed order and summed with one
+        ``bincount`` each for the vector and the matrix (index maps from the pattern).
         """
         qe, ve = self.extend(q), self.extend_velocity(v)
         ae = self.extend_velocity(a)
-        F = np.zeros(self.n)
         Phi = np.empty(self.m)
-        blocks = []
+        vecs, blocks, jac_blocks = [], [], []
         for g in self.body_groups:
             qb, vb, ab = qe[g.dof_index], ve[g.dof_index], ae[g.dof_index]
             Fi, K, D, M = g.inertia_force(qb, vb, ab, jacobians=matrix)
-            F += self.scatter_vector(g.dof_index, Fi)
+            vecs.append(Fi.ravel())
             if matrix:
                 blk = cM * M
                 if "inertia" in terms:
-                    blk = blk + cK * K + cD * D
+                    blk += cK * K + cD * D
                 blocks.append(blk.ravel())
         for g in self.force_groups:
             Q, K, D = g.evaluate(qe, ve, t, jacobians=matrix)
             scale = load_factor if g.is_load else 1.0
-            F -= scale * self.scatter_vector(g.dof_index, Q)
+            vecs.append(-scale * Q.ravel())
             if matrix:
-                m_el = g.dof_index.shape[1]
-                blk = np.zeros((len(g), m_el, m_el))
-                if K is not None and g.stiffness_term in terms:
-                    blk -= cK * scale * K
-                if D is not None and g.damping_term in terms:
-                    blk -= cD * scale * D
+                stiff = K is not None and g.stiffness_term in terms
+                damp = D is not None and g.damping_term in terms
+                if stiff and damp:
+                    blk = (-cK * scale) * K - (cD * scale) * D
+                elif stiff:
+                    blk = (-cK * scale) * K
+                elif damp:
+                    blk = (-cD * scale) * D
+                else:
+                    blk = np.zeros(g.dof_index.shape + (g.dof_index.shape[1],))
                 blocks.append(blk.ravel())
-        jac_blocks = []
+        want_h = matrix and "constraint_hessian" in terms and cK != 0.0
         for g, off in zip(self.constraint_groups, self.constraint_offsets):
             lg = lam[off:off + len(g)]
-            want_h = matrix and "constraint_hessian" in terms and cK != 0.0
             phi, Jq, H = g.assemble(qe, t, lg, hessian=want_h)
             Phi[off:off + len(g)] = phi
-            F += self.scatter_vector(g.dof_index, Jq * lg[:, None])
+            vecs.append((Jq * lg[:, None]).ravel())
             if matrix:
-                if want_h:
-                    blocks.append((cK * H).ravel())
-                else:
-                    blocks.append(np.zeros(g.dof_index.shape + (g.dof_index.shape[1],)).ravel())
+                blocks.append((cK * H).ravel() if want_h else np.zeros(g.dof_index.size * g.dof_index.shape[1]))
                 jac_blocks.append(Jq.ravel())
+        F = np.bincount(self._vec_index, weights=np.concatenate(vecs), minlength=self.n + 1)[: self.n]
         if not matrix:
             return F, Phi, None
         for jb in jac_blocks:
             blocks += [jb, jb]
-        data = np.concatenate(blocks)[self._keep]
+        data = np.concatenate(blocks)
         N = self.n + self.m
         if self.dense:
-            return F, Phi, np.bincount(self._dense_pos, weights=data, minlength=N * N).reshape(N, N)
+            A = np.bincount(self._dense_pos, weights=data, minlength=N * N + 1)[: N * N].reshape(N, N)
+            return F, Phi, A
         A = self._pattern.copy()
-        A.data = np.bincount(self._pos, weights=data, minlength=self.nnz)
+        A.data = np.bincount(self._pos, weights=data, minlength=self.nnz + 1)[: self.nnz]
         return F, Phi, A
 
     # ======================================================= energies, output

@@ -17,8 +17,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..kernels import AVAILABLE as USE_KERNELS
 from ..kinds import PlanarKind, SpatialKind
 from ..rotations import DG, G_matrix
+
+if USE_KERNELS:
+    from ..kernels.bodies import inertia_force as _kernel_inertia
 
 
 @dataclass(eq=False)
@@ -66,7 +70,7 @@ class SpatialBodyGroup:
         self.bodies = bodies
         self.dof_index = np.asarray(dof_index, dtype=int).reshape(-1, 7)
         self.mass = np.array([b.mass for b in bodies], dtype=float)
-        self.inertia = np.array([b.inertia for b in bodies], dtype=float).reshape(-1, 3, 3)
+        self.inertia = np.ascontiguousarray(np.array([b.inertia for b in bodies], dtype=float).reshape(-1, 3, 3))
 
     def __len__(self):
         return len(self.bodies)
@@ -80,6 +84,8 @@ class SpatialBodyGroup:
 
     def inertia_force(self, qb, vb, ab, jacobians=True):
         """F = M(q) a + (quadratic velocity terms); with ∂F/∂q, ∂F/∂v and M."""
+        if USE_KERNELS:
+            return _kernel_inertia(self, qb, vb, ab, jacobians)
         p, pd, pa = qb[:, 3:7], vb[:, 3:7], ab[:, 3:7]
         G, Gd, Ga = G_matrix(p), G_matrix(pd), G_matrix(pa)
         Jw = self.inertia

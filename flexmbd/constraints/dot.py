@@ -22,7 +22,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..kinds import CONSTANT, ZERO, MarkerSet
+from ..kernels import AVAILABLE as USE_KERNELS
 from ..timefunctions import TimeFunction
+
+if USE_KERNELS:
+    from ..kernels.dot import assemble as _kernel_assemble
 
 #: one marker slot: (side 0 = body i / 1 = body j, marker type, local vector u)
 Slot = tuple
@@ -108,6 +112,8 @@ class DotConstraintGroup:
         self.slot_dof = self.dof_index[rows[:, None], cols]  # (n*8, nq) into extended q
         self.w0 = np.array([eq.weights for eq in self.equations], dtype=float).reshape(n, 2)
         self.s0 = np.array([eq.target for eq in self.equations], dtype=float)
+        self.side_flat = np.ascontiguousarray(side.reshape(-1))
+        self.sign_flat = np.ascontiguousarray(self.sign.reshape(-1))
         self.owner = [eq.owner for eq in self.equations]
         self.label = [eq.label for eq in self.equations]
 
@@ -155,9 +161,7 @@ class DotConstraintGroup:
     # ---------------------------------------------------------- public API
     def evaluate(self, qe, t):
         """Φ (n,) and Φ_q (n, m) in the pair's local coordinates."""
-        w, _, _, s, _, _ = self._time_terms(t)
-        _, _, _, _, _, d, grad = self._dots(qe)
-        return np.einsum("nk,nk->n", w, d) - s, np.einsum("nk,nkj->nj", w, grad)
+        return self.assemble(qe, t, None, hessian=False)[:2]
 
     def hessian(self, qe, t, lam):
         """λ_e ∂²φ_e/∂q² for each equation: (n, m, m)."""
@@ -167,6 +171,8 @@ class DotConstraintGroup:
         """Φ, Φ_q and (if asked) λ_e ∂²φ_e/∂q² from one evaluation of the markers."""
         n, nq = len(self), self.nq
         w, _, _, s, _, _ = self._time_terms(t)
+        if USE_KERNELS:
+            return _kernel_assemble(self, qe, w, s, lam, hessian)
         qb, X, Y, JX, JY, d, grad = self._dots(qe)
         phi = np.einsum("nk,nk->n", w, d) - s
         Jq = np.einsum("nk,nkj->nj", w, grad)

@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..kernels import AVAILABLE as USE_KERNELS
 from ..kinds import POINT, VECTOR, MarkerSet, SpatialKind
 from ..rotations import DE, DG, E_matrix, G_matrix
 from ..timefunctions import Constant
 from .base import ForceGroup
+
+if USE_KERNELS:
+    from ..kernels import loads as _loads
 
 
 def _scales(functions, t):
@@ -62,6 +66,13 @@ class PointForceGroup(ForceGroup):
     def evaluate(self, qe, ve, t, jacobians=True):
         qb = qe[self.dof_index]
         s = self._s if self.constant else _scales(self.functions, t)
+        if USE_KERNELS:
+            n, nq = qb.shape
+            Q = np.empty((n, nq))
+            K = np.empty((n, nq, nq)) if jacobians else np.empty((0, nq, nq))
+            _loads.point_forces(self.kind is SpatialKind, qb, self.points.u, self.f, self.body_fixed, s,
+                                jacobians, Q, K)
+            return Q, (K if jacobians else None), None
         x, J = self.points.evaluate(qb)
         fx, fJ = self.fixed_dirs.evaluate(qb)
         F = np.where(self.body_fixed[:, None], fx, self.f) * s[:, None]

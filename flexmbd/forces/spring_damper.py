@@ -19,9 +19,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..kernels import AVAILABLE as USE_KERNELS
 from ..kinds import POINT, MarkerSet
 from ..timefunctions import Constant
 from .base import ForceGroup
+
+if USE_KERNELS:
+    from ..kernels import spring_damper as _sda
 
 
 def _law_derivatives(law, delta, rate):
@@ -101,6 +105,8 @@ class SpringDamperGroup(ForceGroup):
 
     # -------------------------------------------------------------- forces
     def evaluate(self, qe, ve, t, jacobians=True):
+        if USE_KERNELS:
+            return self._evaluate_compiled(qe, ve, t, jacobians)
         kin = self._kinematics(qe, ve)
         Jh, e, l, hd = kin["Jh"], kin["e"], kin["l"], kin["hd"]
         F, Fd, Fr = self._force(t, l - self.l0, kin["ld"])
@@ -125,6 +131,21 @@ class SpringDamperGroup(ForceGroup):
         )
         D = -Fr[:, None, None] * Jte[:, :, None] * Jte[:, None, :]
         return Q, K, D
+
+    def _evaluate_compiled(self, qe, ve, t, jacobians):
+        ql, vl = qe[self.dof_index], ve[self.dof_index]
+        spatial = self.nq == 7
+        n, m = ql.shape
+        length, rate = np.empty(n), np.empty(n)
+        _sda.kinematics(spatial, ql, vl, self.mi.u, self.mj.u, length, rate)
+        if np.any(length == 0.0):
+            bad = self.element_names[int(np.flatnonzero(length == 0.0)[0])]
+            raise FloatingPointError(f"spring-damper {bad!r} has zero length: its direction is undefined")
+        F, Fd, Fr = self._force(t, length - self.l0, rate)
+        Q = np.empty((n, m))
+        K, D = (np.empty((n, m, m)), np.empty((n, m, m))) if jacobians else (np.empty((0, m, m)),) * 2
+        _sda.forces(spatial, ql, vl, self.mi.u, self.mj.u, F, Fd, Fr, jacobians, Q, K, D)
+        return (Q, K, D) if jacobians else (Q, None, None)
 
     # ------------------------------------------------------------ outputs
     def outputs(self, qe, ve, t):

@@ -1,0 +1,105 @@
+"""Compiled evaluation of the dot-product constraint equations (see constraints/dot.py)."""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .markers import planar_contract, planar_marker, spatial_contract, spatial_marker
+
+
+@njit(cache=True)
+def _accumulate(J, sg, off, nq, JX):
+    for i in range(3):
+        for a in range(nq):
+            JX[i, off + a] += sg * J[i, a]
+
+
+@njit(cache=True)
+def _assemble(spatial, qe, slot_dof, u, mtype, side, sign, w, s, lam, hessian, phi, Jq, H):
+    n = phi.shape[0]
+    nq = slot_dof.shape[1]
+    m = 2 * nq
+    x = np.empty(3)
+    J = np.empty((3, nq))
+    Cs = np.zeros((8, 3, 4, 4))
+    Aus = np.zeros((8, 2))
+    qb = np.empty(nq)
+    X = np.empty(3)
+    Y = np.empty(3)
+    JX = np.empty((3, m))
+    JY = np.empty((3, m))
+    for e in range(n):
+        phi[e] = -s[e]
+        for a in range(m):
+            Jq[e, a] = 0.0
+            if hessian:
+                for b in range(m):
+                    H[e, a, b] = 0.0
+        for k in range(2):
+            if w[e, k] == 0.0:
+                continue
+            X[:] = 0.0
+            Y[:] = 0.0
+            JX[:, :] = 0.0
+            JY[:, :] = 0.0
+            for xy in range(2):
+                for ab in range(2):
+                    sl = e * 8 + k * 4 + xy * 2 + ab
+                    loc = k * 4 + xy * 2 + ab
+                    if mtype[sl] == 0:
+                        continue
+                    for a in range(nq):
+                        qb[a] = qe[slot_dof[sl, a]]
+                    if spatial:
+                        spatial_marker(qb, u[sl], mtype[sl], x, J, Cs[loc])
+                    else:
+                        planar_marker(qb, u[sl], mtype[sl], x, J, Aus[loc])
+                    sg = sign[sl]
+                    off = side[sl] * nq
+                    if xy == 0:
+                        for i in range(3):
+                            X[i] += sg * x[i]
+                        _accumulate(J, sg, off, nq, JX)
+                    else:
+                        for i in range(3):
+                            Y[i] += sg * x[i]
+                        _accumulate(J, sg, off, nq, JY)
+            wk = w[e, k]
+            phi[e] += wk * (X[0] * Y[0] + X[1] * Y[1] + X[2] * Y[2])
+            for a in range(m):
+                Jq[e, a] += wk * (Y[0] * JX[0, a] + Y[1] * JX[1, a] + Y[2] * JX[2, a]
+                                  + X[0] * JY[0, a] + X[1] * JY[1, a] + X[2] * JY[2, a])
+            if not hessian:
+                continue
+            wl = wk * lam[e]
+            for a in range(m):
+                for b in range(m):
+                    t = 0.0
+                    for i in range(3):
+                        t += JX[i, a] * JY[i, b] + JY[i, a] * JX[i, b]
+                    H[e, a, b] += wl * t
+            for xy in range(2):
+                for ab in range(2):
+                    sl = e * 8 + k * 4 + xy * 2 + ab
+                    loc = k * 4 + xy * 2 + ab
+                    if mtype[sl] == 0 or mtype[sl] == 3:
+                        continue
+                    g = Y if xy == 0 else X
+                    off = side[sl] * nq
+                    if spatial:
+                        spatial_contract(Cs[loc], g, H[e], off, wl * sign[sl])
+                    else:
+                        planar_contract(Aus[loc], g, H[e], off, wl * sign[sl])
+
+
+def assemble(group, qe, w, s, lam, hessian):
+    """Φ, Φ_q and λ-weighted Hessians of a DotConstraintGroup."""
+    n = len(group)
+    m = 2 * group.nq
+    phi = np.empty(n)
+    Jq = np.empty((n, m))
+    H = np.empty((n, m, m)) if hessian else np.empty((0, m, m))
+    lam = np.zeros(n) if lam is None else lam
+    _assemble(group.nq == 7, qe, group.slot_dof, group.markers.u, group.markers.mtype, group.side_flat,
+              group.sign_flat, w, s, lam, hessian, phi, Jq, H)
+    return phi, Jq, (H if hessian else None)

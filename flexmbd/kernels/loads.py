@@ -1,0 +1,49 @@
+"""Compiled point forces (see forces/loads.py)."""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .markers import planar_contract, planar_marker, spatial_contract, spatial_marker
+
+
+@njit(cache=True)
+def point_forces(spatial, qb, u, f, body_fixed, s, jacobians, Q, K):
+    n, nq = qb.shape
+    x = np.empty(3)
+    J = np.empty((3, nq))
+    fx = np.empty(3)
+    fJ = np.empty((3, nq))
+    C = np.empty((3, 4, 4))
+    Cf = np.empty((3, 4, 4))
+    A = np.empty(2)
+    Af = np.empty(2)
+    F = np.empty(3)
+    for e in range(n):
+        if spatial:
+            spatial_marker(qb[e], u[e], 1, x, J, C)
+        else:
+            planar_marker(qb[e], u[e], 1, x, J, A)
+        if body_fixed[e]:
+            if spatial:
+                spatial_marker(qb[e], f[e], 2, fx, fJ, Cf)
+            else:
+                planar_marker(qb[e], f[e], 2, fx, fJ, Af)
+            for i in range(3):
+                F[i] = fx[i] * s[e]
+        else:
+            for i in range(3):
+                F[i] = f[e, i] * s[e]
+        for a in range(nq):
+            Q[e, a] = J[0, a] * F[0] + J[1, a] * F[1] + J[2, a] * F[2]
+        if not jacobians:
+            continue
+        K[e, :, :] = 0.0
+        if spatial:
+            spatial_contract(C, F, K[e], 0, 1.0)
+        else:
+            planar_contract(A, F, K[e], 0, 1.0)
+        if body_fixed[e]:
+            for a in range(nq):
+                for b in range(nq):
+                    K[e, a, b] += s[e] * (J[0, a] * fJ[0, b] + J[1, a] * fJ[1, b] + J[2, a] * fJ[2, b])

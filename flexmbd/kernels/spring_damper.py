@@ -1,0 +1,109 @@
+"""Compiled spring-damper-actuator kinematics and Jacobians (see forces/spring_damper.py)."""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .markers import planar_contract, planar_djv, planar_marker, spatial_contract, spatial_djv, spatial_marker
+
+
+@njit(cache=True)
+def _kin(spatial, q, v, ui, uj, nq, Jh, Ci, Cj, Ai, Aj, h, hd):
+    x = np.empty(3)
+    J = np.empty((3, nq))
+    for side in range(2):
+        qb = q[side * nq:(side + 1) * nq]
+        u = ui if side == 0 else uj
+        if spatial:
+            spatial_marker(qb, u, 1, x, J, Ci if side == 0 else Cj)
+        else:
+            planar_marker(qb, u, 1, x, J, Ai if side == 0 else Aj)
+        sg = -1.0 if side == 0 else 1.0
+        for i in range(3):
+            h[i] += sg * x[i]
+            for a in range(nq):
+                Jh[i, side * nq + a] = sg * J[i, a]
+    for i in range(3):
+        s = 0.0
+        for a in range(2 * nq):
+            s += Jh[i, a] * v[a]
+        hd[i] = s
+
+
+@njit(cache=True)
+def kinematics(spatial, ql, vl, ui, uj, length, rate):
+    n, m = ql.shape
+    nq = m // 2
+    Jh = np.empty((3, m))
+    Ci = np.empty((3, 4, 4))
+    Cj = np.empty((3, 4, 4))
+    Ai = np.empty(2)
+    Aj = np.empty(2)
+    h = np.empty(3)
+    hd = np.empty(3)
+    for e in range(n):
+        h[:] = 0.0
+        _kin(spatial, ql[e], vl[e], ui[e], uj[e], nq, Jh, Ci, Cj, Ai, Aj, h, hd)
+        l = np.sqrt(h[0] ** 2 + h[1] ** 2 + h[2] ** 2)
+        length[e] = l
+        rate[e] = (h[0] * hd[0] + h[1] * hd[1] + h[2] * hd[2]) / l if l > 0 else 0.0
+
+
+@njit(cache=True)
+def forces(spatial, ql, vl, ui, uj, F, Fd, Fr, jacobians, Q, K, D):
+    n, m = ql.shape
+    nq = m // 2
+    Jh = np.empty((3, m))
+    Ci = np.empty((3, 4, 4))
+    Cj = np.empty((3, 4, 4))
+    Ai = np.empty(2)
+    Aj = np.empty(2)
+    h = np.empty(3)
+    hd = np.empty(3)
+    e_ = np.empty(3)
+    Jte = np.empty(m)
+    P = np.empty((3, 3))
+    PJ = np.empty((3, m))
+    dJv = np.empty((3, m))
+    dld = np.empty(m)
+    for el in range(n):
+        h[:] = 0.0
+        _kin(spatial, ql[el], vl[el], ui[el], uj[el], nq, Jh, Ci, Cj, Ai, Aj, h, hd)
+        l = np.sqrt(h[0] ** 2 + h[1] ** 2 + h[2] ** 2)
+        for i in range(3):
+            e_[i] = h[i] / l
+        for a in range(m):
+            Jte[a] = Jh[0, a] * e_[0] + Jh[1, a] * e_[1] + Jh[2, a] * e_[2]
+            Q[el, a] = -F[el] * Jte[a]
+        if not jacobians:
+            continue
+        for i in range(3):
+            for j in range(3):
+                P[i, j] = ((1.0 if i == j else 0.0) - e_[i] * e_[j]) / l
+        for i in range(3):
+            for a in range(m):
+                PJ[i, a] = P[i, 0] * Jh[0, a] + P[i, 1] * Jh[1, a] + P[i, 2] * Jh[2, a]
+        dJv[:, :] = 0.0
+        Kel = K[el]
+        Kel[:, :] = 0.0
+        if spatial:
+            spatial_djv(Ci, vl[el, :nq], dJv, 0, -1.0)
+            spatial_djv(Cj, vl[el, nq:], dJv, nq, 1.0)
+            spatial_contract(Ci, e_, Kel, 0, -1.0)
+            spatial_contract(Cj, e_, Kel, nq, 1.0)
+        else:
+            planar_djv(Ai, vl[el, :nq], dJv, 0, -1.0)
+            planar_djv(Aj, vl[el, nq:], dJv, nq, 1.0)
+            planar_contract(Ai, e_, Kel, 0, -1.0)
+            planar_contract(Aj, e_, Kel, nq, 1.0)
+        for a in range(m):
+            dld[a] = 0.0
+            for i in range(3):
+                dld[a] += hd[i] * PJ[i, a] + e_[i] * dJv[i, a]
+        f = F[el]
+        for a in range(m):
+            for b in range(m):
+                jpj = Jh[0, a] * PJ[0, b] + Jh[1, a] * PJ[1, b] + Jh[2, a] * PJ[2, b]
+                dfdq = Fd[el] * Jte[b] + Fr[el] * dld[b]
+                Kel[a, b] = -(Jte[a] * dfdq + f * (jpj + Kel[a, b]))
+                D[el, a, b] = -Fr[el] * Jte[a] * Jte[b]
