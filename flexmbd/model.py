@@ -72,7 +72,6 @@ class Model:
             raise ModelError(f"{prefix}: name must be a non-empty string, got {name!r}")
         if name in self._names:
             raise ModelError(f"name {name!r} is used twice; every body and element needs its own name")
-        self._names.add(name)
         return name
 
     def _body(self, b, what):
@@ -122,6 +121,7 @@ class Model:
                  _vec(velocity, 3, f"{what} velocity"), _vec(angular_velocity, 3, f"{what} angular_velocity"))
         b.index = len(self.bodies)
         self.bodies.append(b)
+        self._names.add(b.name)
         return b
 
     def planar_body(self, name=None, *, mass, inertia, position=(0, 0), angle=0.0,
@@ -141,6 +141,7 @@ class Model:
                  np.array([0.0, 0.0, float(angular_velocity)]))
         b.index = len(self.bodies)
         self.bodies.append(b)
+        self._names.add(b.name)
         return b
 
     # ------------------------------------------------------------ joints
@@ -151,22 +152,26 @@ class Model:
             raise ModelError(f"{prefix} {name!r} connects a body to itself")
         e = ElementSpec(kind, name, (bi, bj), data)
         self.elements.append(e)
+        self._names.add(e.name)
         return e
 
     def spherical(self, i, j, at, name=None):
-        return self._pair("spherical", i, j, name, "spherical", at=_vec3(at, "at"))
+        return self._pair("spherical", i, j, name, "spherical", at=_vec3(at, _what("spherical", name, "at")))
 
     def revolute(self, i, j, at, axis=(0, 0, 1), name=None):
-        return self._pair("revolute", i, j, name, "revolute", at=_vec3(at, "at"), axis=_unit(axis, "revolute axis"))
+        return self._pair("revolute", i, j, name, "revolute", at=_vec3(at, _what("revolute", name, "at")),
+                          axis=_unit(axis, _what("revolute", name, "axis")))
 
     def prismatic(self, i, j, at, axis, name=None):
-        return self._pair("prismatic", i, j, name, "prismatic", at=_vec3(at, "at"), axis=_unit(axis, "prismatic axis"))
+        return self._pair("prismatic", i, j, name, "prismatic", at=_vec3(at, _what("prismatic", name, "at")),
+                          axis=_unit(axis, _what("prismatic", name, "axis")))
 
     def cylindrical(self, i, j, at, axis, name=None):
-        return self._pair("cylindrical", i, j, name, "cylindrical", at=_vec3(at, "at"), axis=_unit(axis, "cylindrical axis"))
+        return self._pair("cylindrical", i, j, name, "cylindrical", at=_vec3(at, _what("cylindrical", name, "at")),
+                          axis=_unit(axis, _what("cylindrical", name, "axis")))
 
     def universal(self, i, j, at, axis_i, axis_j, name=None):
-        ai, aj = _unit(axis_i, "universal axis_i"), _unit(axis_j, "universal axis_j")
+        ai, aj = _unit(axis_i, _what("universal", name, "axis_i")), _unit(axis_j, _what("universal", name, "axis_j"))
         if abs(ai @ aj) > 1e-9:
             raise ModelError("universal joint: axis_i and axis_j must be perpendicular")
         return self._pair("universal", i, j, name, "universal", at=_vec3(at, "at"), axis_i=ai, axis_j=aj)
@@ -175,10 +180,12 @@ class Model:
         return self._pair("fixed", i, j, name, "fixed", at=None if at is None else _vec3(at, "at"))
 
     def point_on_line(self, i, j, at, axis, name=None):
-        return self._pair("point_on_line", i, j, name, "point_on_line", at=_vec3(at, "at"), axis=_unit(axis, "line axis"))
+        return self._pair("point_on_line", i, j, name, "point_on_line", at=_vec3(at, _what("point_on_line", name, "at")),
+                          axis=_unit(axis, _what("point_on_line", name, "axis")))
 
     def point_in_plane(self, i, j, at, normal, name=None):
-        return self._pair("point_in_plane", i, j, name, "point_in_plane", at=_vec3(at, "at"), normal=_unit(normal, "plane normal"))
+        return self._pair("point_in_plane", i, j, name, "point_in_plane", at=_vec3(at, _what("point_in_plane", name, "at")),
+                          normal=_unit(normal, _what("point_in_plane", name, "normal")))
 
     def distance(self, i, j, at_i, at_j, length=None, name=None):
         a, b = _vec3(at_i, "at_i"), _vec3(at_j, "at_j")
@@ -195,13 +202,15 @@ class Model:
         The multiplier is reported as the driving torque.
         """
         fn = _driver_function(angle, speed, "rotation_driver")
-        return self._pair("rotation_driver", i, j, name, "rotation_driver", axis=_unit(axis, "driver axis"), function=fn)
+        return self._pair("rotation_driver", i, j, name, "rotation_driver",
+                          axis=_unit(axis, _what("rotation_driver", name, "axis")), function=fn)
 
     def translation_driver(self, i, j, at, axis, displacement=None, speed=None, name=None):
         """Prescribe the displacement of j's point (initially at ``at``) along i's ``axis``."""
         fn = _driver_function(displacement, speed, "translation_driver")
-        return self._pair("translation_driver", i, j, name, "translation_driver", at=_vec3(at, "at"),
-                          axis=_unit(axis, "driver axis"), function=fn)
+        return self._pair("translation_driver", i, j, name, "translation_driver",
+                          at=_vec3(at, _what("translation_driver", name, "at")),
+                          axis=_unit(axis, _what("translation_driver", name, "axis")), function=fn)
 
     # ------------------------------------------------------------ forces
     def spring_damper(self, i, j, at_i=None, at_j=None, *, k=0.0, c=0.0, rest_length=None,
@@ -235,7 +244,26 @@ class Model:
         e = ElementSpec("spring_damper", name, (bi, bj), dict(at_i=pi, at_j=pj, k=k, c=c, rest_length=l0,
                         actuator=as_time_function(actuator), tension_only=bool(tension_only), law=law))
         self.elements.append(e)
+        self._names.add(e.name)
         return e
+
+    def rotational_spring_damper(self, i, j, axis=(0, 0, 1), k=0.0, c=0.0, angle0=0.0, actuator=0.0, name=None):
+        """A torsional spring-damper-actuator about a revolute ``axis`` between i and j.
+
+        Torque on j about +axis (reaction on i): T = −k (θ − θ0) − c θ' + τ_a(t), θ the
+        angle of j relative to i from the initial configuration (exact for |θ − θ0| < π;
+        see :mod:`flexmbd.forces.rotational_spring`).  Pair it with a revolute joint.
+        """
+        k, c = float(k), float(c)
+        what = f"rotational_spring_damper {name!r}" if name is not None else "rotational_spring_damper"
+        if not (np.isfinite(k) and np.isfinite(c)) or k < 0 or c < 0:
+            raise ModelError(f"{what}: k and c must be finite and non-negative (got k={k}, c={c})")
+        a = _unit(axis, f"{what} axis")
+        planar = [b for b in (self._body(i, what), self._body(j, what)) if b is not GROUND and b.kind is PlanarKind]
+        if planar and abs(abs(a[2]) - 1) > 1e-12:
+            raise ModelError(f"{what}: planar bodies rotate about z; axis must be (0, 0, ±1)")
+        return self._pair("rotational_spring_damper", i, j, name, "rotational_spring_damper", axis=a, k=k, c=c,
+                          angle0=float(angle0), actuator=as_time_function(actuator))
 
     def force(self, body, force, at=None, body_fixed=False, scale=1.0, name=None):
         """A point force (global components, or body-fixed if ``body_fixed``) times scale(t)."""
@@ -247,6 +275,7 @@ class Model:
                         at=b.position.copy() if at is None else _vec3(at, "at"), body_fixed=bool(body_fixed),
                         scale=as_time_function(scale)))
         self.elements.append(e)
+        self._names.add(e.name)
         return e
 
     def torque(self, body, torque, body_fixed=False, scale=1.0, name=None):
@@ -257,6 +286,7 @@ class Model:
         e = ElementSpec("torque", name, (b,), dict(torque=_vec3(torque, f"torque {name!r}"),
                         body_fixed=bool(body_fixed), scale=as_time_function(scale)))
         self.elements.append(e)
+        self._names.add(e.name)
         return e
 
     def element(self, name):
@@ -282,6 +312,17 @@ class Model:
         from .solvers.static import static_equilibrium
 
         return static_equilibrium(self, **options)
+
+    def kinematics(self, times, **options):
+        """Kinematic analysis of a fully driven mechanism; see :func:`flexmbd.solvers.kinematics.kinematic_analysis`."""
+        from .solvers.kinematics import kinematic_analysis
+
+        return kinematic_analysis(self, times, **options)
+
+
+def _what(kind, name, field):
+    """Label of an input field in error messages: "revolute 'hinge' axis"."""
+    return f"{kind} {name!r} {field}" if name is not None else f"{kind} {field}"
 
 
 def _vec3(x, what):

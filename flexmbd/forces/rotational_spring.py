@@ -1,0 +1,158 @@
+"""Rotational spring-damper-actuator about a revolute axis, with exact Jacobians.
+
+Between bodies i and j joined (by the user) with a revolute joint of axis a, take the
+body-fixed unit vectors f_i, g_i on i and f_j on j such that (f, g, a) is a right-handed
+triad in the initial configuration, rotated by the rest angle θ0 on body i.  Then
+
+    x = f_i·f_j,   y = g_i·f_j,   δ = atan2(y, x) = θ − θ0,
+
+θ being the angle of j relative to i about a measured from the initial configuration
+(positive from f towards g, the convention of the rotational driver).  δ is exact for
+any relative rotation about the axis, and its derivatives are analytic:
+
+    ∂δ/∂q = (x ∂y − y ∂x)/r²,   r² = x² + y²,
+    ∂²δ/∂q² = (∂y ∂xᵀ − ∂x ∂yᵀ + x ∂²y − y ∂²x)/r² − 2 ∂δ ⊗ (x ∂x + y ∂y)/r²,
+
+where the second derivatives of the dot products come from the markers
+(:meth:`flexmbd.kinds.MarkerSet.contract`).  The torque on j about +a (and its reaction
+on i) is
+
+    T = −k δ − c δ' + τ_a(t),     δ' = ∂δ/∂q · q',
+
+so the generalised force is Q = T ∂δ/∂qᵀ (virtual work T δθ) and, exactly,
+
+    ∂Q/∂q  = ∂δᵀ ⊗ (−k ∂δ − c ∂²δ q') + T ∂²δ,     ∂Q/∂q' = −c ∂δᵀ ∂δ.
+
+Range: atan2 returns δ in (−π, π], so the element is a linear spring only for
+|θ − θ0| < π; a relative rotation through θ0 ± π makes the torque jump from −kπ to +kπ
+(the element has no memory of the number of turns).  If the two bodies are not held
+coaxial (no revolute joint), δ is the angle of the projection of f_j on the plane of
+f_i, g_i and is undefined when f_j is parallel to a_i (r = 0, an error is raised).
+
+Its Jacobian parts are P1's spring-damper-actuator parts ("sda_stiffness" = M2,
+"sda_damping" = M3), so ``jacobian='M1'`` leaves them out as it does for the SDA.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..kinds import VECTOR, MarkerSet
+from ..rotations import perpendicular_pair
+from ..timefunctions import Constant
+from .base import ForceGroup
+
+
+class RotationalSpringDamperGroup(ForceGroup):
+    """All rotational spring-damper-actuators between bodies of one kind."""
+
+    stiffness_term = "sda_stiffness"
+    damping_term = "sda_damping"
+
+    def __init__(self, kind, names, dof_index, f_i, g_i, f_j, k, c, angle0, actuators):
+        n = len(names)
+        self.kind = kind
+        self.nq = kind.nq
+        self.element_names = list(names)
+        self.dof_index = np.asarray(dof_index, dtype=int).reshape(n, 2 * kind.nq)
+        vec = np.full(n, VECTOR)
+        self.mf_i = MarkerSet(kind, f_i, vec)
+        self.mg_i = MarkerSet(kind, g_i, vec)
+        self.mf_j = MarkerSet(kind, f_j, vec)
+        self.k = np.asarray(k, dtype=float).reshape(n)
+        self.c = np.asarray(c, dtype=float).reshape(n)
+        self.angle0 = np.asarray(angle0, dtype=float).reshape(n)
+        self.actuators = list(actuators)
+        self.constant_actuators = all(isinstance(a, Constant) for a in self.actuators)
+        self._ta0 = np.array([a.derivatives(0.0)[0] for a in self.actuators], dtype=float)
+
+    @classmethod
+    def from_specs(cls, kind, specs, frames, dof_index):
+        """Build the group from model element specs and their initial joint frames.
+
+        ``frames[e] = (Frame_i, Frame_j)`` (see :mod:`flexmbd.constraints.joints`).
+        """
+        f_i, g_i, f_j = [], [], []
+        for spec, (fr_i, fr_j) in zip(specs, frames):
+            f, g = perpendicular_pair(spec.data["axis"])
+            c0, s0 = np.cos(spec.data["angle0"]), np.sin(spec.data["angle0"])
+            f0, g0 = c0 * f + s0 * g, -s0 * f + c0 * g  # reference of i turned by θ0
+            f_i.append(fr_i.A.T @ f0)
+            g_i.append(fr_i.A.T @ g0)
+            f_j.append(fr_j.A.T @ f)
+        d = [s.data for s in specs]
+        return cls(kind, [s.name for s in specs], dof_index, f_i, g_i, f_j, [x["k"] for x in d],
+                   [x["c"] for x in d], [x["angle0"] for x in d], [x["actuator"] for x in d])
+
+    # ------------------------------------------------------------ kinematics
+    def _angle(self, qe, ve, hessian):
+        nq = self.nq
+        ql, vl = qe[self.dof_index], ve[self.dof_index]
+        qi, qj = ql[:, :nq], ql[:, nq:]
+        Fi, JFi = self.mf_i.evaluate(qi)
+        Gi, JGi = self.mg_i.evaluate(qi)
+        Fj, JFj = self.mf_j.evaluate(qj)
+        x = np.einsum("ni,ni->n", Fi, Fj)
+        y = np.einsum("ni,ni->n", Gi, Fj)
+        r2 = x * x + y * y
+        if np.any(r2 < 1e-300):
+            bad = self.element_names[int(np.flatnonzero(r2 < 1e-300)[0])]
+            raise FloatingPointError(f"rotational spring-damper {bad!r}: f_j is parallel to the axis of i; "
+                                     "its angle is undefined")
+        gx = np.concatenate([np.einsum("ni,nij->nj", Fj, JFi), np.einsum("ni,nij->nj", Fi, JFj)], axis=1)
+        gy = np.concatenate([np.einsum("ni,nij->nj", Fj, JGi), np.einsum("ni,nij->nj", Gi, JFj)], axis=1)
+        delta = np.arctan2(y, x)
+        Jd = (x[:, None] * gy - y[:, None] * gx) / r2[:, None]
+        rate = np.einsum("nj,nj->n", Jd, vl)
+        out = dict(delta=delta, Jd=Jd, rate=rate, vl=vl)
+        if not hessian:
+            return out
+        n = len(x)
+        Hx = np.zeros((n, 2 * nq, 2 * nq))
+        Hy = np.zeros_like(Hx)
+        Hx[:, :nq, :nq] = self.mf_i.contract(qi, Fj)
+        Hx[:, nq:, nq:] = self.mf_j.contract(qj, Fi)
+        Hx[:, :nq, nq:] = np.einsum("nki,nkj->nij", JFi, JFj)
+        Hy[:, :nq, :nq] = self.mg_i.contract(qi, Fj)
+        Hy[:, nq:, nq:] = self.mf_j.contract(qj, Gi)
+        Hy[:, :nq, nq:] = np.einsum("nki,nkj->nij", JGi, JFj)
+        Hx[:, nq:, :nq] = Hx[:, :nq, nq:].transpose(0, 2, 1)
+        Hy[:, nq:, :nq] = Hy[:, :nq, nq:].transpose(0, 2, 1)
+        outer = lambda a, b: a[:, :, None] * b[:, None, :]  # noqa: E731
+        H = (outer(gy, gx) - outer(gx, gy) + x[:, None, None] * Hy - y[:, None, None] * Hx) / r2[:, None, None]
+        H -= 2.0 * outer(Jd, x[:, None] * gx + y[:, None] * gy) / r2[:, None, None]
+        out["H"] = H
+        return out
+
+    def _torque(self, t, delta, rate):
+        ta = self._ta0 if self.constant_actuators else np.array([a.derivatives(t)[0] for a in self.actuators])
+        return -self.k * delta - self.c * rate + ta
+
+    # -------------------------------------------------------------- forces
+    def evaluate(self, qe, ve, t, jacobians=True):
+        kin = self._angle(qe, ve, jacobians)
+        Jd = kin["Jd"]
+        T = self._torque(t, kin["delta"], kin["rate"])
+        Q = T[:, None] * Jd
+        if not jacobians:
+            return Q, None, None
+        H = kin["H"]
+        dT = -self.k[:, None] * Jd - self.c[:, None] * np.einsum("nij,nj->ni", H, kin["vl"])
+        K = Jd[:, :, None] * dT[:, None, :] + T[:, None, None] * H
+        D = -self.c[:, None, None] * Jd[:, :, None] * Jd[:, None, :]
+        return Q, K, D
+
+    # ------------------------------------------------------------ outputs
+    def outputs(self, qe, ve, t):
+        """angle θ (from the initial configuration), its rate and the torque on j about +a."""
+        kin = self._angle(qe, ve, False)
+        T = self._torque(t, kin["delta"], kin["rate"])
+        return {"angle": kin["delta"] + self.angle0, "angle_rate": kin["rate"], "torque": T}
+
+    def potential_energy(self, qe, t):
+        """½ k (θ − θ0)²."""
+        kin = self._angle(qe, np.zeros_like(qe), False)
+        return float(np.sum(0.5 * self.k * kin["delta"] ** 2))
+
+    def dissipation_power(self, qe, ve, t):
+        kin = self._angle(qe, ve, False)
+        return float(np.sum(self.c * kin["rate"] ** 2))

@@ -1,0 +1,192 @@
+"""Static equilibrium by Newton-Raphson on (q, λ) with load stepping.
+
+At rest (q' = q'' = 0) the equations of motion reduce to
+
+    −s Q_load(q) − Q_int(q, t) + Φ_qᵀ λ = 0,      Φ(q, t) = 0,
+
+where Q_load are the groups marked as loads (gravity, point forces, torques), scaled by
+the load factor s, and Q_int the internal forces (spring-damper-actuators, rotational
+springs), which are not scaled.  Newton's matrix is System.evaluate's with c_M = c_D = 0,
+c_K = 1:
+
+    [ −s ∂Q_load/∂q − ∂Q_int/∂q + ∂(Φ_qᵀ λ)/∂q    Φ_qᵀ ]
+    [ Φ_q                                         0    ]
+
+It is regular only if the stiffness (the first block) is positive definite on the
+null space of Φ_q, i.e. every mechanism degree of freedom is held by a spring or by the
+load's geometric stiffness.  P1's "M1" matrix leaves out ∂Q/∂q of the
+spring-damper-actuators; at an unloaded start (λ = 0) nothing is left to hold the
+mechanism and the matrix is singular: P1's finding that statics "does not converge at
+all" without the SDA Jacobian (docs/solvers-static-kinematic.md gives the numbers).
+
+The load factor goes 0, 1/N, …, 1 (``load_steps`` = N); a step that fails is retried
+with the increment halved (``max_cuts`` times).  Convergence, as in P1: 2-norm of the
+residual [F; Φ] < ``tol``.
+"""
+from __future__ import annotations
+
+import time as _time
+import warnings
+
+import numpy as np
+import scipy.linalg as sla
+
+from ..results import Result
+from ..system import RedundantConstraintWarning, jacobian_terms
+from .dynamics import StepState
+from .initial import AssemblyError, assemble_positions
+from .newton import NewtonSolver
+
+
+class StaticResult(Result):
+    """Equilibria along the load path.
+
+    Row k of ``q``, ``lam`` is the equilibrium at ``load_factor[k]`` (row 0: load factor
+    0); ``iterations[k]`` the Newton iterations it took (all cut sub-steps included).
+    Named outputs work as for a dynamic Result (``res["sda.force"]``, positions,
+    ``res["joint.reaction"]``…); ``t`` holds the (fixed) time at which drivers and
+    actuators were evaluated.
+    """
+
+    def __init__(self, system, time_value):
+        super().__init__(system)
+        self.time = time_value
+        self._load = []
+        self._norms = []
+        self.jacobian = None
+
+    def add(self, state, load_factor, iterations, cuts, seconds, norm):
+        self.append(state, iterations=iterations, refreshes=iterations, factorizations=iterations,
+                    seconds=seconds, substeps=cuts)
+        self._load.append(load_factor)
+        self._norms.append(norm)
+
+    def finish(self):
+        super().finish()
+        self.load_factor = np.array(self._load)
+        self.residual_norm = np.array(self._norms)
+        self.iterations = self.stats["iterations"]
+
+    @property
+    def load_steps(self):
+        return len(self.load_factor) - 1
+
+    def summary(self):
+        it = self.iterations[1:]
+        reached = f"{self.load_factor[-1]:.4g}" if len(self.load_factor) else "none (not even the unloaded state)"
+        s = (f"{'converged' if self.success else 'FAILED'}: {max(self.load_steps, 0)} load steps to load factor "
+             f"{reached}, {int(it.sum())} Newton iterations (max {int(it.max()) if len(it) else 0} "
+             f"per step), jacobian = {self.jacobian}")
+        if not self.success:
+            s += "\n" + self.message
+        return s
+
+
+class _LoadStepFailure(RuntimeError):
+    pass
+
+
+def static_equilibrium(model, load_steps=10, tol=1e-7, max_iter=50, jacobian="full", system=None,
+                       time=0.0, max_cuts=4, assemble=True, linear_solver="auto"):
+    """Equilibrium of ``model`` under its loads, reached in ``load_steps`` equal increments.
+
+    jacobian: 'full' or a P1 combination ('M1', 'M1+M2', …) or a set of term names
+    (see :func:`flexmbd.system.jacobian_terms`).  time: when drivers and actuators are
+    evaluated.  Returns a :class:`StaticResult` (``success``, ``message``, ``q``,
+    ``lam``, ``iterations``, ``load_factor``); a failure never raises.
+    """
+    if int(load_steps) < 1:
+        raise ValueError(f"load_steps must be ≥ 1, got {load_steps}")
+    load_steps = int(load_steps)
+    terms = jacobian_terms(jacobian)
+    if system is None:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", RedundantConstraintWarning)
+            system = model.freeze()
+        for w in caught:
+            warnings.warn(w.message, w.category, stacklevel=2)
+    n, m = system.n, system.m
+    res = StaticResult(system, float(time))
+    res.jacobian = jacobian if isinstance(jacobian, str) else "+".join(sorted(terms))
+    q = system.q0.copy()
+    if assemble and m:
+        try:
+            q, res.assembly = assemble_positions(system, q, time)
+        except AssemblyError as exc:
+            res.fail(str(exc))
+            res.finish()
+            return res
+    zeros = np.zeros(n)
+    newton = NewtonSolver(tol, max_iter, "newton", "residual", linear_solver)
+
+    def problem(s):
+        def residual(x, matrix):
+            F, Phi, A = system.evaluate(x[:n], zeros, zeros, x[n:], time, cM=0.0, cD=0.0, cK=1.0, terms=terms,
+                                        load_factor=s, matrix=matrix)
+            r = np.r_[F, Phi]
+            return r, r, A
+        return residual
+
+    def solve(x, s):
+        with warnings.catch_warnings():  # a singular matrix is reported in the result's message
+            warnings.simplefilter("ignore", sla.LinAlgWarning)
+            out = newton.solve(problem(s), x)
+        if out.converged:
+            return out
+        raise _LoadStepFailure(out)
+
+    def advance(x, s0, s1, depth):
+        """Newton from x (equilibrium at s0) to s1, halving the increment on failure."""
+        try:
+            out = solve(x, s1)
+            return out.x, out.iterations, 0, out.residual_norm
+        except _LoadStepFailure as exc:
+            if depth >= max_cuts:
+                raise _LoadStepFailure(exc.args[0], s1) from None
+            sm = 0.5 * (s0 + s1)
+            xm, it1, c1, _ = advance(x, s0, sm, depth + 1)
+            x1, it2, c2, norm = advance(xm, sm, s1, depth + 1)
+            return x1, exc.args[0].iterations + it1 + it2, 1 + c1 + c2, norm
+
+    x = np.r_[q, np.zeros(m)]
+    factors = np.linspace(0.0, 1.0, load_steps + 1)
+    s_prev = 0.0
+    for k, s in enumerate(factors):
+        c0 = _time.perf_counter()
+        try:
+            x, its, cuts, norm = advance(x, s_prev, s, 0 if k else max_cuts)
+        except _LoadStepFailure as exc:
+            out, s_fail = exc.args[0], exc.args[1] if len(exc.args) > 1 else s
+            res.fail(_failure_message(system, problem(s_fail), out, k, s_fail, max_cuts if k else 0))
+            break
+        res.add(StepState(float(time), x[:n].copy(), zeros.copy(), zeros.copy(), zeros.copy(), x[n:].copy()),
+                float(s), its, cuts, _time.perf_counter() - c0, norm)
+        s_prev = s
+    res.newton = newton.stats
+    res.nnz = newton.nnz
+    if res.success:
+        res.message = f"equilibrium found in {load_steps} load steps"
+    res.finish()
+    return res
+
+
+def _failure_message(system, residual, out, k, s, cuts):
+    """Which step failed, why, and which equation (or which free direction) is to blame."""
+    msg = (f"load step {k} (load factor {s:.4g}) failed" + (f" after {cuts} cuts of the increment" if cuts else "")
+           + f": {out.message}")
+    r, _, A = residual(out.x, True)
+    if np.all(np.isfinite(r)) and r.size:
+        worst = int(np.argmax(np.abs(r)))
+        msg += f"; residual norm {np.linalg.norm(r):.3g}, worst equation: {system.describe_row(worst)}"
+        msg += f" (|r| = {abs(r[worst]):.3g})"
+    if "singular" in out.message and A is not None and A.shape[0] <= 2000:
+        Ad = A.toarray() if hasattr(A, "toarray") else np.asarray(A)
+        _, sv, Vt = np.linalg.svd(Ad)
+        null = Vt[-1]
+        top = np.argsort(-np.abs(null))[:3]
+        names = ", ".join(system.describe_row(i).replace("equation of motion of ", "") for i in top
+                          if abs(null[i]) > 0.1 * np.abs(null).max())
+        msg += (f"; the stiffness matrix has a free direction (smallest singular value {sv[-1]:.2g}) mainly in "
+                f"{names}: a mechanism degree of freedom held by no spring, or the spring stiffness "
+                "left out of the Jacobian")
+    return msg
