@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 
 from .bodies.rigid import GROUND
-from .forces.spring_damper import SpringDamperGroup
 from .forces.loads import PointForceGroup, TorqueGroup
 from .kinds import SpatialKind
 from .rotations import E_matrix
@@ -75,9 +74,8 @@ class Result:
         for b in self.system.model.bodies:
             out += [f"{b.name}.{k}" for k in ("position", "velocity", "orientation", "angular_velocity")]
         for g in self.system.force_groups:
-            if isinstance(g, SpringDamperGroup):
-                for nm in g.element_names:
-                    out += [f"{nm}.length", f"{nm}.length_rate", f"{nm}.force"]
+            for nm in g.element_names if g.output_names else ():
+                out += [f"{nm}.{key}" for key in g.output_names]
         for owner in self.system.owner_equations:
             out.append(f"{owner}.multipliers")
             spec = self._spec(owner)
@@ -121,7 +119,7 @@ class Result:
                         return 2.0 * np.einsum("nij,nj->ni", E_matrix(q[:, 3:7]), v[:, 3:7])
                     return np.c_[np.zeros((len(q), 2)), v[:, 2]]
         for g in sys.force_groups:
-            if isinstance(g, SpringDamperGroup) and owner in g.element_names:
+            if what in g.output_names and owner in g.element_names:
                 i = g.element_names.index(owner)
                 rows = [g.outputs(sys.extend(q), sys.extend_velocity(v), t)[what][i]
                         for t, q, v in zip(self.t, self.q, self.v)]
@@ -187,3 +185,22 @@ class Result:
             fig.savefig(path, dpi=120)
             plt.close(fig)
         return ax
+
+    # ---------------------------------------------------------- files
+    @classmethod
+    def load(cls, path, model=None):
+        """Read a results file written by ``flexmbd run`` or :meth:`save` (HDF5, see
+        docs/results-and-pictures.md); ``model`` (Model or System) enables every output."""
+        from .io.results_h5 import load_result
+
+        return load_result(path, model=model)
+
+    def save(self, path, model_text=None, settings=None):
+        """Write this result to an HDF5 file (the layout of :class:`flexmbd.io.results_h5.ResultWriter`)."""
+        from .io.results_h5 import save_result
+
+        return save_result(self, path, model_text=model_text, settings=settings)
+
+    def arrays(self, *names):
+        """Plain NumPy arrays: ``{"t": t, name: output, ...}`` (all outputs if no names)."""
+        return {"t": np.asarray(self.t), **{nm: np.asarray(self[nm]) for nm in (names or self.names())}}

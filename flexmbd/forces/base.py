@@ -21,6 +21,8 @@ class ForceGroup:
     damping_term = "force_damping"
     #: scaled by the load factor in static load stepping
     is_load = False
+    #: keys of :meth:`outputs`, reported per element as "<element>.<key>"
+    output_names: tuple = ()
 
     element_names: list[str]
     dof_index: np.ndarray

@@ -45,6 +45,8 @@ from .base import ForceGroup
 class RotationalSpringDamperGroup(ForceGroup):
     """All rotational spring-damper-actuators between bodies of one kind."""
 
+    output_names = ("angle", "angle_rate", "torque")
+
     stiffness_term = "sda_stiffness"
     damping_term = "sda_damping"
 

@@ -52,6 +52,7 @@ class SpringDamperGroup(ForceGroup):
 
     stiffness_term = "sda_stiffness"
     damping_term = "sda_damping"
+    output_names = ("length", "length_rate", "force")
 
     def __init__(self, kind, names, dof_index, u_i, u_j, k, c, rest_length, actuators,
                  tension_only, laws):
