@@ -54,13 +54,13 @@ def _study_rows(case_, rows, varied, source):
     return out
 
 
-@case("slider-crank-study-a", slow=True, description="P1 study A: k swept (c = 0), with and without ∂Q/∂q")
+@case("slider-crank-study-a", description="P1 study A: k swept (c = 0), with and without ∂Q/∂q")
 def study_a():
     rows = jacobian_study(STUDY_A, without="M1+M3")
     return _study_rows("slider-crank-study-a", rows, "k", "P1 example 1, study A")
 
 
-@case("slider-crank-study-b", slow=True, description="P1 study B: c swept (k = 2e4), with and without ∂Q/∂q'")
+@case("slider-crank-study-b", description="P1 study B: c swept (k = 2e4), with and without ∂Q/∂q'")
 def study_b():
     rows = jacobian_study(STUDY_B, without="M1+M2")
     return _study_rows("slider-crank-study-b", rows, "c", "P1 example 1, study B")
