@@ -289,6 +289,18 @@ class Model:
         self._names.add(e.name)
         return e
 
+    def marker(self, body, at, name=None):
+        """A named point fixed on a body (given in global coordinates in the initial
+        configuration); results report ``<name>.position`` and ``<name>.velocity``."""
+        name = self._name(name, "marker")
+        b = self._body(body, f"marker {name!r}")
+        if b is GROUND:
+            raise ModelError(f"marker {name!r}: a marker on ground does not move; use a constant instead")
+        e = ElementSpec("marker", name, (b,), dict(at=_vec3(at, f"marker {name!r} at")))
+        self.elements.append(e)
+        self._names.add(e.name)
+        return e
+
     def element(self, name):
         for e in self.elements:
             if e.name == name:

@@ -73,6 +73,9 @@ class Result:
                "energy.total", "energy.numerical_dissipation"]
         for b in self.system.model.bodies:
             out += [f"{b.name}.{k}" for k in ("position", "velocity", "orientation", "angular_velocity")]
+        for e in self.system.model.elements:
+            if e.kind == "marker":
+                out += [f"{e.name}.position", f"{e.name}.velocity"]
         for g in self.system.force_groups:
             for nm in g.element_names if g.output_names else ():
                 out += [f"{nm}.{key}" for key in g.output_names]
@@ -118,6 +121,9 @@ class Result:
                     if spatial:
                         return 2.0 * np.einsum("nij,nj->ni", E_matrix(q[:, 3:7]), v[:, 3:7])
                     return np.c_[np.zeros((len(q), 2)), v[:, 2]]
+        spec = self._spec(owner)
+        if spec is not None and spec.kind == "marker" and what in ("position", "velocity"):
+            return self._marker(spec, what)
         for g in sys.force_groups:
             if what in g.output_names and owner in g.element_names:
                 i = g.element_names.index(owner)
@@ -136,6 +142,18 @@ class Result:
                 k = 3 if kind is SpatialKind else 2
                 return -lam[:, :k]  # force of the joint on body j, global axes
         raise KeyError(f"no output named {name!r}; available: {', '.join(self.names())}")
+
+    def _marker(self, spec, what):
+        """Position or velocity of a body-fixed point, from the stored q and q'."""
+        from .kinds import POINT, MarkerSet
+        from .model import body_rotation
+
+        b = spec.bodies[0]
+        u = body_rotation(b).T @ (spec.data["at"] - b.position)
+        s = self.system.body_slice(b)
+        ms = MarkerSet(b.kind, np.tile(u, (len(self.t), 1)), np.full(len(self.t), POINT))
+        x, J = ms.evaluate(self.q[:, s])
+        return x if what == "position" else np.einsum("nij,nj->ni", J, self.v[:, s])
 
     def _energy(self):
         sys = self.system
