@@ -128,20 +128,26 @@ def test_dynamics_with_the_same_driver_gives_the_same_torque(kind):
     assert errs[0] / errs[1] > 3.0  # second order (ratio 4 for h → h/2)
 
 
-def test_newmark_trapezoidal_multipliers_oscillate():
+def test_newmark_trapezoidal_multipliers_oscillate_without_projection():
     """P1's Newmark (β = ¼, γ = ½) on the index-3 equations: positions are exact but the
     accelerations and multipliers carry an undamped error of alternating sign that does
     not shrink with h (measured 0.45 N m on the torque at h = 0.01 and at 0.005).
-    The mean of two neighbouring steps converges.  Use generalized-α or HHT for loads."""
+    The mean of two neighbouring steps converges.  With the default mass-orthogonal
+    velocity projection the error shrinks with h (first order: 0.012, 0.006, 0.003 N m);
+    generalized-α and HHT give second order."""
     model = slider_crank("planar")
-    amp = []
+    amp, amp_projected = [], []
     for h in (0.01, 0.005):
-        res = model.simulate(1.0, h)
+        res = model.simulate(1.0, h, project_velocities=False)
         e = res["motor.torque"] - reference(res.t)[3]
         amp.append(np.max(np.abs(e)))
         assert np.all(np.sign(e[2:40]) == -np.sign(e[1:39]))  # alternating
         assert np.max(np.abs(0.5 * (e[1:] + e[:-1]))) < h  # neighbour mean is O(h)
+        res = model.simulate(1.0, h)
+        amp_projected.append(np.max(np.abs(res["motor.torque"] - reference(res.t)[3])))
     assert amp[1] > 0.5 * amp[0] > 0.1
+    assert amp_projected[0] < 0.05 * amp[0]
+    assert 1.8 < amp_projected[0] / amp_projected[1] < 2.2  # first order in h
 
 
 def test_translation_driver_force():
