@@ -13,7 +13,9 @@ is Q = −F J_hᵀ e and, exactly,
     ∂Q/∂q' = −F_δ' J_hᵀ e eᵀ J_h          (symmetric, as P1 notes).
 
 The first is P1's "M2" part of the Newton matrix and the last its "M3" part.  A
-tension-only element (cable) carries F = max(F, 0) and has zero Jacobians when slack.
+tension-only element (cable) carries no force and has zero Jacobians while slack (δ ≤ 0)
+or when the law would make it push (F < 0).  Stored energy ½ k max(δ, 0)²; dissipated
+power (F − k δ_s − f_a) l' with δ_s the stored stretch — c l'² while engaged.
 """
 from __future__ import annotations
 
@@ -98,7 +100,8 @@ class SpringDamperGroup(ForceGroup):
         for i in self.law_index:
             Fi, Fdi, Fri = _law_derivatives(self.laws[i], delta[i], rate[i])
             F[i], Fd[i], Fr[i] = Fi + fa[i], Fdi, Fri
-        slack = self.tension_only & (F < 0.0)
+        # a cable carries no force while slack (δ ≤ 0), nor may it push (F < 0)
+        slack = self.tension_only & ((delta <= 0.0) | (F < 0.0))
         F = np.where(slack, 0.0, F)
         Fd = np.where(slack, 0.0, Fd)
         Fr = np.where(slack, 0.0, Fr)
@@ -164,9 +167,12 @@ class SpringDamperGroup(ForceGroup):
         return float(np.sum(0.5 * self.k * delta**2 * active * linear))
 
     def dissipation_power(self, qe, ve, t):
+        """Power F l' minus the rate of stored energy and the actuator's power."""
         kin = self._kinematics(qe, ve)
-        F, _, _ = self._force(t, kin["l"] - self.l0, kin["ld"])
-        active = ~self.tension_only | (F > 0.0)
+        delta = kin["l"] - self.l0
+        F, _, _ = self._force(t, delta, kin["ld"])
+        stored = np.where(self.tension_only, np.maximum(delta, 0.0), delta)
+        fa = self._fa0 if self.constant_actuators else np.array([a.derivatives(t)[0] for a in self.actuators])
         linear = np.ones(len(F), dtype=bool)
         linear[self.law_index] = False
-        return float(np.sum(self.c * kin["ld"] ** 2 * active * linear))
+        return float(np.sum((F - self.k * stored - fa) * kin["ld"] * linear))
