@@ -35,7 +35,21 @@ def _slider_crank(steps, h):
                      lambda m: m.simulate(t_end=steps * h, h=h), check)
 
 
+def _tensegrity(steps):
+    from flexmbd.examples import tensegrity
+    from flexmbd.solvers.integrators import Newmark
+
+    def check(res):
+        e = res["energy.numerical_dissipation"]
+        return f"completed {res.success}; |numerical dissipation| {abs(e[-1]):.2e} J of {res['energy.total'][0]:.3f} J"
+
+    return Benchmark(f"P1 tensegrity tower (6 bars, 24 cables, k = 200, c = 10), {steps} Newmark steps of 0.01 s",
+                     lambda: tensegrity.build_tower(k=200.0, c=10.0).model,
+                     lambda m: m.simulate(t_end=steps * 0.01, h=0.01, integrator=Newmark(0.3, 0.6)), check)
+
+
 BENCHMARKS = {
     "slider-crank-100": _slider_crank(100, 0.01),
     "slider-crank-10000": _slider_crank(10000, 1e-4),
+    "tensegrity-100": _tensegrity(100),
 }

@@ -22,6 +22,12 @@ examples:
   flexmbd example                        list the examples
   flexmbd example slider-crank-sda       run one, writing plots to the current dir
   flexmbd verify                         compare results with reference values
+  flexmbd run model.yaml -o out.h5       simulate a model file, write the results
+  flexmbd example pendulum --dump        write an example's model file (pendulum.yaml)
+  flexmbd schema                         the JSON Schema of model files
+  flexmbd plot out.h5 slider.position    PNG plot of a named output
+  flexmbd export out.h5 --vtk vtk        ParaView time series (vtk/out.pvd)
+  flexmbd animate out.h5 -o run.gif      animated GIF of the run
   flexmbd --version
 """
 
@@ -31,6 +37,8 @@ examples:
   flexmbd example slider-crank-sda                 run it, plots go to the current dir
   flexmbd example slider-crank-sda --out results   write the plots to ./results
   flexmbd example slider-crank-sda --quiet         no summary printed
+  flexmbd example slider-crank-sda --dump          write its model file, slider-crank-sda.yaml
+  flexmbd example pendulum --dump my.yaml          ... to my.yaml ('-' for standard output)
 """
 
 VERIFY_EPILOG = """\
@@ -97,6 +105,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="directory for the plot files (created if missing; default: current dir)",
     )
     p_ex.add_argument("--quiet", action="store_true", help="do not print the summary")
+    p_ex.add_argument(
+        "--dump", nargs="?", const="", default=None, metavar="FILE",
+        help="write the example's model file instead of running it (default: NAME.yaml in --out; '-' = stdout)",
+    )
     p_ex.set_defaults(handler=cmd_example)
 
     p_ver = sub.add_parser(
@@ -110,6 +122,8 @@ def build_parser() -> argparse.ArgumentParser:
     p_ver.add_argument("--json", action="store_true", help="print only a JSON list of the comparisons")
     p_ver.add_argument("--all", action="store_true", help="include slow cases")
     p_ver.set_defaults(handler=cmd_verify)
+    _add_model_commands(sub)
+    _add_result_commands(sub)
     return parser
 
 
@@ -124,20 +138,33 @@ def cmd_example(args: argparse.Namespace) -> int:
     except Exception as exc:  # noqa: BLE001 - one-line report
         raise CLIError(f"{PROG} example: error: could not load examples: {type(exc).__name__}: {exc}")
 
+    models = _bundled_models()
     if args.name is None:
-        if not examples:
+        if not examples and not models:
             print("no examples registered")
             return 0
-        width = max(len(n) for n in examples)
+        width = max(len(n) for n in [*examples, *models])
         print("available examples:")
         for name in sorted(examples):
             print(f"  {name:<{width}}  {examples[name].description}")
-        print(f"run one with: {PROG} example NAME")
+        extra = sorted(set(models) - set(examples))
+        if extra:
+            from flexmbd.io.model_library import description
+
+            print("model files (run with 'flexmbd example NAME', or write out with --dump):")
+            for name in extra:
+                print(f"  {name:<{width}}  {description(models[name])}")
+        print(f"run one with: {PROG} example NAME; write its model file with: {PROG} example NAME --dump")
         return 0
 
-    if args.name not in examples:
-        names = ", ".join(sorted(examples)) or "(none registered)"
+    if args.name not in examples and args.name not in models:
+        names = ", ".join(sorted({*examples, *models})) or "(none registered)"
         raise CLIError(f"{PROG} example: error: unknown example {args.name!r}; available: {names}", 2)
+
+    if args.dump is not None:
+        return _dump_example(args, models)
+    if args.name not in examples:
+        return _run_model_example(args, models[args.name])
 
     out_dir = args.out
     try:
@@ -148,6 +175,200 @@ def cmd_example(args: argparse.Namespace) -> int:
         examples[args.name].run(out_dir, quiet=args.quiet)
     except Exception as exc:  # noqa: BLE001 - one-line report
         raise CLIError(f"{PROG} example: error: example {args.name!r} failed: {type(exc).__name__}: {exc}")
+    return 0
+
+
+def _bundled_models() -> dict:
+    try:
+        from flexmbd.io.model_library import bundled_models
+
+        return bundled_models()
+    except Exception:  # noqa: BLE001 - listing must work without the model-file tools
+        return {}
+
+
+def _dump_example(args: argparse.Namespace, models: dict) -> int:
+    """``example NAME --dump [FILE]``: copy the bundled model file out."""
+    if args.name not in models:
+        raise CLIError(f"{PROG} example: error: example {args.name!r} has no model file yet", 1)
+    src = models[args.name]
+    text = src.read_text(encoding="utf-8")
+    if args.dump == "-":
+        sys.stdout.write(text)
+        return 0
+    dest = pathlib.Path(args.dump) if args.dump else args.out / src.name
+    try:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise CLIError(f"{PROG} example: error: cannot write {str(dest)!r}: {exc.strerror or exc}")
+    if not args.quiet:
+        print(f"model file written to {dest}; run it with: {PROG} run {dest}")
+    return 0
+
+
+def _run_model_example(args: argparse.Namespace, path) -> int:
+    """Run an example that exists only as a model file; plot its outputs into --out."""
+    from flexmbd.io.model_file import ModelFileError
+    from flexmbd.io.model_run import RunError, run_model
+
+    out_dir = args.out
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CLIError(f"{PROG} example: error: cannot create output directory {str(out_dir)!r}: {exc}")
+    try:
+        outcome = run_model(path, quiet=args.quiet)
+    except (ModelFileError, RunError) as exc:
+        raise CLIError(f"{PROG} example: error: example {args.name!r} failed: {exc}")
+    res = outcome.result
+    names = [n for n in outcome.loaded.spec.outputs if not n.startswith("energy.")][:4]
+    if names and len(res.t) > 1:
+        plot = out_dir / f"{args.name.replace('-', '_')}.png"
+        try:
+            res.plot(*names, path=plot)
+        except Exception as exc:  # noqa: BLE001 - one-line report
+            raise CLIError(f"{PROG} example: error: cannot plot {args.name!r}: {type(exc).__name__}: {exc}")
+        if not args.quiet:
+            print(f"plot written to {plot}")
+    if outcome.status:
+        raise CLIError(f"{PROG} example: error: example {args.name!r}: {outcome.message}", 1)
+    return 0
+
+
+# ---------------------------------------------------------------- run, schema
+
+RUN_EPILOG = """\
+examples:
+  flexmbd run model.yaml                       simulate, print a summary
+  flexmbd run model.yaml -o out.h5             ... and write the results (HDF5)
+  flexmbd run model.yaml --t-end 0.5 --h 1e-3  override the file's solver settings
+  flexmbd run model.yaml --integrator hht:0.9  HHT with rho_inf = 0.9 (also newmark:0.3,0.6,
+                                               generalized-alpha:0.8)
+  flexmbd run model.yaml --resume out.h5       continue an interrupted run in out.h5
+  flexmbd example pendulum --dump              get a model file to start from
+exit status: 0 completed, 1 the simulation failed or could not write its results,
+2 a bad model file or command line (one message naming the file, line and key),
+130 interrupted (Ctrl-C; the results file keeps every completed step).
+"""
+
+SCHEMA_EPILOG = """\
+examples:
+  flexmbd schema                  the JSON Schema (draft 2020-12) of model files
+  flexmbd schema > model.schema.json
+  flexmbd schema --markdown       the key reference of docs/model-format.md
+"""
+
+
+def _add_model_commands(sub) -> None:
+    """The model-file commands: ``run`` and ``schema``."""
+    fmt = argparse.RawDescriptionHelpFormatter
+    p_run = sub.add_parser(
+        "run",
+        help="simulate a model file (YAML or JSON)",
+        description="Load a model file, check it, simulate it and print a summary; with -o, write the results "
+                    "to an HDF5 file. Runs longer than a few seconds show a progress line on a terminal.",
+        epilog=RUN_EPILOG,
+        formatter_class=fmt,
+    )
+    p_run.add_argument("model", metavar="MODEL", help="model file (.yaml, .yml or .json); see docs/model-format.md")
+    p_run.add_argument("-o", "--output", metavar="FILE", help="write the results to this HDF5 file (e.g. out.h5)")
+    p_run.add_argument("--t-end", type=_positive_float, metavar="T", help="end time [s] (overrides solver.t_end)")
+    p_run.add_argument("--h", type=_positive_float, metavar="H", help="time step [s] (overrides solver.h)")
+    p_run.add_argument("--integrator", metavar="NAME[:P]",
+                       help="newmark, hht or generalized-alpha, optionally with parameters: hht:0.9, "
+                            "newmark:0.3,0.6 (overrides solver.integrator)")
+    p_run.add_argument("--quiet", action="store_true", help="print nothing but errors (no summary, no progress)")
+    p_run.add_argument("--resume", metavar="FILE",
+                       help="continue the run stored in this results file from its last saved step")
+    p_run.set_defaults(handler=cmd_run)
+
+    p_schema = sub.add_parser(
+        "schema",
+        help="print the JSON Schema of model files",
+        description="Print the JSON Schema (draft 2020-12) that model files are validated against.",
+        epilog=SCHEMA_EPILOG,
+        formatter_class=fmt,
+    )
+    p_schema.add_argument("--markdown", action="store_true", help="print the key reference as Markdown tables")
+    p_schema.set_defaults(handler=cmd_schema)
+
+
+def _positive_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(v) or v <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return v
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    """Print the JSON Schema (or its Markdown reference)."""
+    from flexmbd.io.model_schema import json_schema, reference_markdown
+
+    if args.markdown:
+        sys.stdout.write(reference_markdown())
+    else:
+        print(json.dumps(json_schema(), indent=2, ensure_ascii=False))
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """Run a model file: 0 completed, 1 failed, 2 bad model, 130 interrupted."""
+    from flexmbd.io.model_file import ModelFileError
+    from flexmbd.io.model_run import RunError, run_model
+
+    if args.resume is not None:
+        return _resume(args)
+    try:
+        outcome = run_model(args.model, output=args.output, t_end=args.t_end, h=args.h,
+                            integrator=args.integrator, quiet=args.quiet)
+    except ModelFileError as exc:
+        raise CLIError(f"{PROG} run: error: {exc}", 2)
+    except RunError as exc:
+        raise CLIError(f"{PROG} run: error: {exc}", 1)
+    except (CLIError, KeyboardInterrupt):
+        raise
+    except Exception as exc:  # noqa: BLE001 - never a traceback; this is a bug to report
+        raise CLIError(f"{PROG} run: internal error while running {args.model}: {type(exc).__name__}: {exc} "
+                       "(please report this with the model file)", 1)
+    if outcome.status:
+        where = f"; the results up to then are in {outcome.output}" if outcome.output else ""
+        raise CLIError(f"{PROG} run: {outcome.message}{where}", outcome.status)
+    return 0
+
+
+def _resume(args: argparse.Namespace) -> int:
+    """``run MODEL --resume FILE``: continue FILE with the model (validated first)."""
+    from flexmbd.io.model_file import ModelFileError
+    from flexmbd.io.model_run import Progress, prepare
+
+    if args.output is not None:
+        raise CLIError(f"{PROG} run: error: give either -o or --resume (a resumed run writes to its own file)", 2)
+    try:
+        loaded, _ = prepare(args.model)
+    except ModelFileError as exc:
+        raise CLIError(f"{PROG} run: error: {exc}", 2)
+    try:
+        from flexmbd.io.results_h5 import ResultsFileError, resume_run
+    except ImportError as exc:
+        raise CLIError(f"{PROG} run: error: --resume needs flexmbd.io.results_h5 ({exc})", 1)
+    t_end = args.t_end
+    progress = Progress(t_end or loaded.spec.solver.t_end, sys.stderr,
+                        enabled=sys.stderr.isatty() and not args.quiet)
+    try:
+        res = resume_run(args.resume, model=loaded.model, t_end=t_end, progress=progress, model_text=loaded.text)
+    except ResultsFileError as exc:
+        raise CLIError(f"{PROG} run: error: {exc}", 2)
+    finally:
+        progress.finish()
+    if not args.quiet:
+        print(f"{loaded.spec.name}: resumed {args.resume}: {res.summary().splitlines()[0]}")
+    ok = bool(getattr(res, "success", True))
+    if not ok:
+        raise CLIError(f"{PROG} run: {getattr(res, 'message', 'the resumed run failed')}", 1)
     return 0
 
 
@@ -237,6 +458,186 @@ def cmd_verify(args: argparse.Namespace) -> int:
             print(f"skipped slow cases: {', '.join(skipped)} (use --all)")
         print(f"{len(results) - failed} passed, {failed} failed")
     return 1 if failed else 0
+
+
+# ---------------------------------------------------------------- results: plot, export, animate
+
+PLOT_EPILOG = """\
+examples:
+  flexmbd plot out.h5 --list                          the output names in out.h5
+  flexmbd plot out.h5 slider.position sda.force       slider.position.png, sda.force.png here
+  flexmbd plot out.h5 energy.total -o plots           write into ./plots (created if missing)
+  flexmbd plot out.h5 crank.angular_velocity link.angular_velocity --together
+"""
+
+EXPORT_EPILOG = """\
+examples:
+  flexmbd export out.h5 --vtk vtk                     vtk/out.pvd + vtk/out_00000.vtu ... (open the .pvd in ParaView)
+  flexmbd export out.h5 --vtk vtk --every 10          every 10th step (the last step is always kept)
+  flexmbd export out.h5 --csv out.csv                 every named output, one column per component
+  flexmbd export out.h5 --csv s.csv slider.position sda.force
+"""
+
+ANIMATE_EPILOG = """\
+examples:
+  flexmbd animate out.h5 -o run.gif                   x-y view, at most 200 frames
+  flexmbd animate out.h5 -o run.gif --every 5 --fps 25
+  flexmbd animate out.h5 -o run.gif --view iso        isometric view (also xz, yz)
+"""
+
+
+def _add_result_commands(sub) -> None:
+    """The results-file commands: ``plot``, ``export`` and ``animate``."""
+    fmt = argparse.RawDescriptionHelpFormatter
+    p = sub.add_parser("plot", help="plot named outputs of a results file (PNG)",
+                       description="Save a PNG plot against time of each named output of an HDF5 results file "
+                                   "(written by 'flexmbd run -o').", epilog=PLOT_EPILOG, formatter_class=fmt)
+    p.add_argument("file", metavar="FILE", help="results file (.h5)")
+    p.add_argument("names", nargs="*", metavar="NAME", help="output names, e.g. slider.position (see --list)")
+    p.add_argument("-o", "--out", metavar="DIR", default=".", help="directory for the PNG files (default: .)")
+    p.add_argument("--list", action="store_true", help="list the output names and exit")
+    p.add_argument("--together", action="store_true", help="all names in one plot (outputs.png or A+B.png)")
+    p.add_argument("--dpi", type=_positive_int, default=100, help="resolution (default: 100; 7 x 4 inches)")
+    p.set_defaults(handler=cmd_plot)
+
+    p = sub.add_parser("export", help="export a results file to ParaView (VTK) or CSV",
+                       description="Write a ParaView time series (.pvd + one .vtu per frame: bodies as "
+                                   "inertia-equivalent boxes, springs as lines, joints as points) and/or a CSV "
+                                   "table of named outputs.", epilog=EXPORT_EPILOG, formatter_class=fmt)
+    p.add_argument("file", metavar="FILE", help="results file (.h5)")
+    p.add_argument("--vtk", metavar="DIR", help="write FILESTEM.pvd and FILESTEM_NNNNN.vtu into DIR")
+    p.add_argument("--csv", nargs="+", metavar=("CSVFILE", "NAME"),
+                   help="write t and the named outputs (default: all) to CSVFILE")
+    p.add_argument("--every", type=_positive_int, default=1, metavar="N", help="keep every N-th step (default: 1)")
+    p.set_defaults(handler=cmd_export)
+
+    p = sub.add_parser("animate", help="render a results file as an animated GIF",
+                       description="Draw the bodies (edges of their inertia-equivalent boxes), springs and "
+                                   "joints of every frame with matplotlib and write an animated GIF.",
+                       epilog=ANIMATE_EPILOG, formatter_class=fmt)
+    p.add_argument("file", metavar="FILE", help="results file (.h5)")
+    p.add_argument("-o", "--output", metavar="GIF", help="GIF file to write (default: FILESTEM.gif)")
+    p.add_argument("--every", type=_positive_int, default=None, metavar="N",
+                   help="keep every N-th step (default: as needed for at most 200 frames)")
+    p.add_argument("--fps", type=_positive_int, default=20, help="frames per second (default: 20)")
+    p.add_argument("--view", choices=("xy", "xz", "yz", "iso"), default="xy", help="projection (default: xy)")
+    p.add_argument("--dpi", type=_positive_int, default=80, help="resolution (default: 80; 6 x 4.5 inches)")
+    p.set_defaults(handler=cmd_animate)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if v <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}")
+    return v
+
+
+def _load_results(cmd: str, path: str):
+    """Load a results file for a command; a note on stderr if the run did not finish."""
+    from flexmbd.io.results_h5 import ResultsFileError, load_result
+
+    try:
+        res = load_result(path)
+    except ResultsFileError as exc:
+        raise CLIError(f"{PROG} {cmd}: error: {exc}", 2)
+    if len(res.t) == 0:
+        raise CLIError(f"{PROG} {cmd}: error: {path}: holds no saved step", 2)
+    if res.status != "completed":
+        print(f"{PROG} {cmd}: note: {path} is not a completed run (status {res.status!r}: "
+              f"{' '.join(str(res.message).split())}); using its {len(res.t)} saved steps up to "
+              f"t = {res.t[-1]:.6g} s", file=sys.stderr)
+    return res
+
+
+def _check_names(cmd: str, res, names) -> None:
+    """Every name must be an output of res (one-line error with suggestions)."""
+    import difflib
+
+    known = res.names()
+    for nm in names:
+        if nm in known:
+            continue
+        try:
+            res[nm]
+            continue
+        except KeyError as exc:
+            msg = str(exc.args[0]) if exc.args else f"no output named {nm!r}"
+        except Exception as exc:  # noqa: BLE001 - one-line report
+            raise CLIError(f"{PROG} {cmd}: error: output {nm!r} cannot be computed: {type(exc).__name__}: {exc}", 1)
+        if "did you mean" not in msg:
+            close = difflib.get_close_matches(nm, known, n=3)
+            msg += f"; did you mean {', '.join(close)}?" if close else ""
+        raise CLIError(f"{PROG} {cmd}: error: {msg}; list them with '{PROG} plot {res.path} --list'", 2)
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    """Save PNG plots of named outputs."""
+    from flexmbd.io.animate import plot_outputs
+
+    res = _load_results("plot", args.file)
+    if args.list:
+        for nm in res.names():
+            print(nm)
+        return 0
+    if not args.names:
+        raise CLIError(f"{PROG} plot: error: give at least one output NAME (list them with "
+                       f"'{PROG} plot {args.file} --list')", 2)
+    _check_names("plot", res, args.names)
+    try:
+        paths = plot_outputs(res, args.names, args.out, dpi=args.dpi, together=args.together)
+    except OSError as exc:
+        raise CLIError(f"{PROG} plot: error: cannot write into {args.out!r}: {exc}", 1)
+    for p in paths:
+        print(p)
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """Write a ParaView time series and/or a CSV table."""
+    if not args.vtk and not args.csv:
+        raise CLIError(f"{PROG} export: error: choose --vtk DIR and/or --csv FILE (see '{PROG} export --help')", 2)
+    res = _load_results("export", args.file)
+    if args.vtk:
+        from flexmbd.io.vtk import write_vtk
+
+        try:
+            pvd = write_vtk(res, args.vtk, every=args.every)
+        except ImportError as exc:
+            raise CLIError(f"{PROG} export: error: --vtk needs meshio (pip install meshio): {exc}", 1)
+        except OSError as exc:
+            raise CLIError(f"{PROG} export: error: cannot write into {args.vtk!r}: {exc}", 1)
+        print(pvd)
+    if args.csv:
+        from flexmbd.io.csv import write_csv
+
+        csv_file, names = args.csv[0], args.csv[1:] or res.names()
+        _check_names("export", res, names)
+        try:
+            write_csv(res, csv_file, names, every=args.every)
+        except OSError as exc:
+            raise CLIError(f"{PROG} export: error: cannot write {csv_file!r}: {exc}", 1)
+        print(csv_file)
+    return 0
+
+
+def cmd_animate(args: argparse.Namespace) -> int:
+    """Render an animated GIF."""
+    from flexmbd.io.animate import animate
+
+    res = _load_results("animate", args.file)
+    out = args.output or str(pathlib.Path(args.file).with_suffix(".gif"))
+    if not out.lower().endswith(".gif"):
+        raise CLIError(f"{PROG} animate: error: -o {out}: the animation is written as GIF; give a .gif file name", 2)
+    every = args.every or max(1, math.ceil((len(res.t) - 1) / 199))
+    try:
+        n = animate(res, out, every=every, fps=args.fps, view=args.view, dpi=args.dpi)
+    except OSError as exc:
+        raise CLIError(f"{PROG} animate: error: cannot write {out!r}: {exc}", 1)
+    print(f"{out} ({n} frames)")
+    return 0
 
 
 # ---------------------------------------------------------------- main

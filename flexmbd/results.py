@@ -104,7 +104,9 @@ class Result:
     def _output(self, name):
         sys = self.system
         if name.startswith("energy."):
-            return self._energy()[name.split(".", 1)[1]]
+            if "_energies" not in self._cache:
+                self._cache["_energies"] = self._energy()
+            return self._cache["_energies"][name.split(".", 1)[1]]
         owner, _, what = name.rpartition(".")
         for b in sys.model.bodies:
             if b.name == owner:

@@ -122,7 +122,7 @@ def initial_state(system, t0=0.0, assemble=True, linear_solver="auto"):
 def simulate(model, t_end, h, integrator=None, tol=1e-7, max_iter=25, jacobian="full", refresh="newton",
              convergence="residual", t_start=0.0, max_halvings=4, linear_solver="auto", assemble=True,
              system=None, progress=None, raise_on_failure=False, start=None, on_step=None,
-             project_velocities=None):
+             project_velocities=None, grid_origin=None):
     """Integrate ``model`` from t_start to t_end with step h.
 
     integrator: Newmark() (default β = ¼, γ = ½), HHT(rho_inf), GeneralizedAlpha(rho_inf), or a name.
@@ -140,6 +140,8 @@ def simulate(model, t_end, h, integrator=None, tol=1e-7, max_iter=25, jacobian="
               the run fails (Cardona & Géradin 1989); the default (None) projects for
               schemes without numerical dissipation (α_m = α_f = 0, γ = ½) and not otherwise.
     start:    a :class:`StepState` to continue from (a resumed run); t_start is then start.t.
+    grid_origin: with ``start``, the time grid of the original run (targets are
+              grid_origin + k h exactly, so a resumed run repeats the same steps).
     on_step:  ``on_step(state, stats: dict)`` after every completed step (e.g. a writer);
               returning False stops the run cleanly (``Result.message`` says so).
     progress: ``progress(t, step, n_steps, newton_stats)`` after every step.
@@ -168,7 +170,9 @@ def simulate(model, t_end, h, integrator=None, tol=1e-7, max_iter=25, jacobian="
         state, report = initial_state(system, t_start, assemble, linear_solver)
     else:
         state, report, t_start = start, None, start.t
-    n_steps = int(round((t_end - t_start) / h))
+    origin = t_start if grid_origin is None else float(grid_origin)
+    k0 = int(round((t_start - origin) / h))
+    n_steps = int(round((t_end - origin) / h)) - k0
     res = Result(system, integ, h)
     res.assembly = report
     res.append(state, iterations=0, refreshes=0, factorizations=0, seconds=0.0, substeps=0)
@@ -178,7 +182,7 @@ def simulate(model, t_end, h, integrator=None, tol=1e-7, max_iter=25, jacobian="
     for k in range(1, n_steps + 1):
         c0 = time.perf_counter()
         st0 = vars(newton.stats).copy()
-        target = t_start + k * h
+        target = origin + (k0 + k) * h
         try:
             state, substeps = _advance(stepper, state, target - state.t, 0, max_halvings)
         except StepFailure as exc:

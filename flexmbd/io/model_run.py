@@ -1,0 +1,269 @@
+"""``flexmbd run``: load a model file, simulate it with a progress line, write results.
+
+:func:`run_model` does the work and returns a :class:`RunOutcome`; the command line
+(:func:`flexmbd.cli.cmd_run`) turns a :class:`~.model_file.ModelFileError` into exit
+status 2 and a failed run into status 1.
+
+Results go through ``flexmbd.io.results_h5.ResultWriter(path, system, model_text,
+settings)``: its ``on_step`` is passed to ``simulate`` and ``close(result,
+outputs=...)`` ends the file.  The writer is created only after the model has been
+validated, frozen and its initial state assembled, so a bad model never leaves a file.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+import time
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .model_file import LoadedModel, ModelFileError, load_model_file
+
+#: Wall time [s] after which the progress line appears.
+PROGRESS_DELAY = 2.0
+
+
+class RunError(RuntimeError):
+    """The run could not be carried out (not a model-file problem): exit status 1."""
+
+
+@dataclass
+class RunOutcome:
+    loaded: LoadedModel
+    result: object
+    status: int  # 0 completed, 1 failed or stopped, 130/143 interrupted
+    message: str
+    output: str | None = None
+    warnings: list = field(default_factory=list)
+
+
+class Progress:
+    """A one-line progress display on a terminal: simulated time, steps/s, Newton
+    iterations.  It appears only once the run has taken ``delay`` seconds."""
+
+    def __init__(self, t_end, stream=None, enabled=True, delay=PROGRESS_DELAY):
+        self.stream = stream or sys.stderr
+        self.enabled = enabled
+        self.t_end = t_end
+        self.delay = delay
+        self.t0 = time.perf_counter()
+        self.last = 0.0
+        self.shown = False
+
+    def __call__(self, t, k, n, stats):
+        if not self.enabled:
+            return
+        now = time.perf_counter()
+        if now - self.t0 < self.delay or now - self.last < 0.1:
+            return
+        self.last = now
+        frac = min(1.0, k / n) if n else 1.0
+        width = 24
+        bar = "#" * int(frac * width) + "." * (width - int(frac * width))
+        rate = k / max(now - self.t0, 1e-9)
+        its = getattr(stats, "iterations", 0)
+        eta = (n - k) / rate if rate > 0 else float("inf")
+        line = (f"t = {t:.4g} / {self.t_end:.4g} s [{bar}] {100 * frac:3.0f}%  {rate:,.0f} steps/s  "
+                f"{its / max(k, 1):.2f} Newton it./step  ETA {eta:.0f} s")
+        self.stream.write("\r" + line)
+        self.stream.flush()
+        self.shown = True
+
+    def finish(self):
+        if self.shown:
+            self.stream.write("\r" + " " * 110 + "\r")
+            self.stream.flush()
+            self.shown = False
+
+
+class _StopFlag:
+    """SIGINT/SIGTERM during the run: finish the current step, then stop cleanly."""
+
+    def __init__(self):
+        self.signum = None
+        self._old = {}
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                try:
+                    self._old[sig] = signal.signal(sig, self._handle)
+                except (ValueError, OSError):  # pragma: no cover - not the main interpreter
+                    pass
+        return self
+
+    def _handle(self, signum, frame):
+        if self.signum is not None:  # a second Ctrl-C: give up at once
+            raise KeyboardInterrupt
+        self.signum = signum
+
+    def __exit__(self, *exc):
+        for sig, old in self._old.items():
+            signal.signal(sig, old)
+        return False
+
+
+def parse_integrator(text):
+    """``--integrator`` value: NAME or NAME:PARAMS (hht:0.9, generalized-alpha:0.7,
+    newmark:0.3,0.6) → model-file data."""
+    if text is None:
+        return None
+    name, _, params = str(text).partition(":")
+    name = name.strip()
+    if not params:
+        return name
+    usage = "use hht:RHO_INF, generalized-alpha:RHO_INF or newmark:BETA,GAMMA"
+    try:
+        vals = [float(x) for x in params.split(",")]
+    except ValueError:
+        raise ModelFileError(f"cannot read the parameters {params!r}; {usage}", origin="--integrator") from None
+    keys = ("beta", "gamma") if name == "newmark" else ("rho_inf",)
+    if len(vals) > len(keys):
+        raise ModelFileError(f"too many parameters {params!r}; {usage}", origin="--integrator")
+    return {"type": name, **dict(zip(keys, vals))}
+
+
+def prepare(path, t_end=None, h=None, integrator=None) -> tuple:
+    """Load, validate, build, freeze and assemble; every problem is a ModelFileError."""
+    loaded = load_model_file(path, t_end=t_end, h=h, integrator=parse_integrator(integrator))
+    system = loaded.freeze()
+    loaded.initial_state()
+    return loaded, system
+
+
+def writer_settings(loaded: LoadedModel) -> dict:
+    """The solver settings handed to the results writer (simulate's keyword arguments)."""
+    opts = loaded.simulate_options()
+    opts["t_start"] = 0.0
+    opts["redundancy"] = loaded.spec.solver.redundancy
+    opts["outputs"] = list(loaded.spec.outputs)
+    return opts
+
+
+def _format_value(y):
+    a = np.asarray(y, dtype=float)
+    if a.ndim == 0:
+        return f"{float(a):.6g}"
+    return "[" + ", ".join(f"{x:.6g}" for x in a.reshape(-1)) + "]"
+
+
+def run_model(path, output=None, t_end=None, h=None, integrator=None, quiet=False, stdout=None, stderr=None,
+              progress_delay=PROGRESS_DELAY) -> RunOutcome:
+    """Run a model file; raises ModelFileError (bad model) or RunError (cannot write)."""
+    from ..results import Result
+    from ..solvers.dynamics import simulate
+
+    stdout = stdout or sys.stdout
+    stderr = stderr or sys.stderr
+    loaded, system = prepare(path, t_end, h, integrator)
+    if not quiet:
+        for w in loaded.warnings:
+            print(str(w), file=stderr)
+    opts = loaded.simulate_options()
+
+    writer = None
+    created = False
+    if output is not None:
+        output = os.fspath(output)
+        if os.path.isdir(output):
+            raise ModelFileError(f"-o {output}: is a directory; give a file name such as out.h5", (), None, None,
+                                 origin="-o")
+        parent = os.path.dirname(os.path.abspath(output))
+        if not os.path.isdir(parent):
+            raise ModelFileError(f"-o {output}: the directory {parent} does not exist", (), None, None, origin="-o")
+        if os.path.abspath(output) == os.path.abspath(path):
+            raise ModelFileError("-o would overwrite the model file", (), None, None, origin="-o")
+        try:
+            from .results_h5 import ResultWriter
+        except ImportError as exc:
+            raise RunError(f"writing results needs flexmbd.io.results_h5 ({exc})") from None
+        existed = os.path.exists(output)
+        try:
+            writer = ResultWriter(output, system, loaded.text, writer_settings(loaded))
+        except Exception as exc:  # noqa: BLE001 - reported as one line
+            if not existed and os.path.exists(output):
+                os.remove(output)
+            raise RunError(f"cannot create {output}: {exc}") from None
+        created = True
+
+    tty = hasattr(stderr, "isatty") and stderr.isatty()
+    progress = Progress(opts["t_end"], stderr, enabled=tty and not quiet, delay=progress_delay)
+    mirror = Result(system, opts["integrator"], opts["h"])
+    stop = _StopFlag()
+
+    def on_step(state, stats):
+        mirror.append(state, **stats)
+        if writer is not None:
+            writer.on_step(state, stats)
+        return False if stop.signum is not None else None
+
+    failure = None
+    try:
+        with stop, warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")  # redundancy is reported above; numpy overflow shows as a failure
+            try:
+                res = simulate(loaded.model, system=system, on_step=on_step, progress=progress, **opts)
+            except KeyboardInterrupt:
+                failure = ("interrupted (Ctrl-C)", 130)
+                res = None
+            except Exception as exc:  # noqa: BLE001 - a failure inside a step, reported as one paragraph
+                path_, msg = loaded.annotate(" ".join(str(exc).split()) or type(exc).__name__)
+                t_last = mirror._rows["t"][-1] if mirror._rows["t"] else 0.0
+                failure = (f"the simulation stopped after t = {float(t_last):.6g} s: {msg}", 1)
+                res = None
+    finally:
+        progress.finish()
+    if res is None:
+        mirror.fail(failure[0])
+        mirror.finish()
+        res = mirror
+    status, message = 0, res.message
+    if failure is not None:
+        status, message = failure[1], failure[0]
+    elif stop.signum is not None:
+        name = "SIGINT (Ctrl-C)" if stop.signum == signal.SIGINT else "SIGTERM"
+        message = f"interrupted by {name} at t = {res.t[-1]:.6g} s"
+        res.message = message
+        status = 128 + int(stop.signum)
+    elif not res.success:
+        status, message = 1, res.message
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)  # outputs of a run that overflowed
+        if writer is not None:
+            wr_status = {0: None, 1: None}.get(status, "interrupted")
+            try:
+                writer.close(res, status=wr_status, message=None if wr_status is None else message,
+                             outputs=list(loaded.spec.outputs) or True)
+            except Exception as exc:  # noqa: BLE001
+                raise RunError(f"cannot finish {output}: {exc}") from None
+        if not quiet:
+            _print_summary(loaded, res, output if created else None, stdout, interrupted=status >= 128)
+    return RunOutcome(loaded, res, status, message, output if created else None, list(loaded.warnings))
+
+
+def _print_summary(loaded, res, output, out, interrupted=False):
+    name = loaded.spec.name
+    first = res.summary().splitlines()[0]
+    if interrupted:
+        first = first.replace("FAILED", "INTERRUPTED", 1)
+    print(f"{name}: {first}", file=out)
+    if getattr(res, "assembly", None) is not None:
+        print(f"  {res.assembly.summary()}", file=out)
+    if loaded.spec.outputs and len(res.t):
+        print(f"outputs at t = {res.t[-1]:.6g} s:", file=out)
+        width = max(len(n) for n in loaded.spec.outputs)
+        for nm in loaded.spec.outputs:
+            try:
+                val = _format_value(res[nm][-1])
+            except Exception as exc:  # noqa: BLE001 - an output must not abort the summary
+                val = f"(not available: {exc})"
+            print(f"  {nm:<{width}}  {val}", file=out)
+    if output:
+        print(f"results written to {output}", file=out)
+
+
+__all__ = ["run_model", "prepare", "parse_integrator", "writer_settings", "Progress", "RunOutcome", "RunError"]

@@ -1,0 +1,864 @@
+"""Results on disk: an HDF5 file written step by step, loaded back as a Result, resumed.
+
+Layout (``format = "flexmbd-results"``, ``format_version = 1``; see
+docs/results-and-pictures.md for every dataset and attribute with its unit)::
+
+    /t  (N,)      /q /v /qdd /a  (N, n)      /lam  (N, m)
+    /stats/iterations, refreshes, factorizations, substeps  (N,) int    /stats/seconds (N,)
+    /layout/coordinate_names (n)  equation_owner, equation_label (m)  body_names, body_kinds, body_offsets
+    /geometry/...   inertia-equivalent boxes, spring/distance lines, joint markers (for pictures)
+    /outputs/<name> every named output, written by :meth:`ResultWriter.close`
+    attrs: flexmbd_version, status, complete, success, message, wall_time, n_saved,
+           settings (JSON), model_text, model_format, model_name, resumed_at (JSON) ...
+
+Crash safety.  The writer writes to the final path and keeps ``status = "running"``,
+``complete = False`` there until :meth:`ResultWriter.close` sets the final status.  Steps
+are buffered in memory and touch the file only every ``chunk`` steps: the datasets are
+extended, written, the row count ``n_saved`` is updated last, and the file is flushed.
+A run killed at any moment (SIGKILL, power cut after the OS wrote its cache) leaves a file
+that opens with every flushed step; rows past ``n_saved`` (an interrupted flush) are
+ignored by the reader.  Ctrl-C (KeyboardInterrupt) inside ``with ResultWriter(...)``
+flushes every step already computed and closes with ``status = "interrupted"``.
+
+Resume.  :func:`resume_state` gives the last saved :class:`StepState`;
+:func:`resume_run` continues a file to its ``t_end`` on the same time grid
+``t_start + k h`` as an uninterrupted run, so (with the default full Newton,
+``refresh='newton'``) the continued run is bit-for-bit the uninterrupted one.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import time
+from datetime import datetime, timezone
+
+import numpy as np
+
+from ..results import STAT_FIELDS, Result
+
+FORMAT = "flexmbd-results"
+FORMAT_VERSION = 1
+ARRAYS = ("t", "q", "v", "qdd", "a", "lam")
+INT_STATS = ("iterations", "refreshes", "factorizations", "substeps")
+ARRAY_UNITS = {
+    "t": "s",
+    "q": "per coordinate: m (x, y, z), 1 (Euler parameters e0..e3), rad (planar theta)",
+    "v": "time derivative of q: m/s, 1/s, rad/s",
+    "qdd": "second time derivative of q: m/s^2, 1/s^2, rad/s^2",
+    "a": "integrator acceleration-like variable (units of qdd); equals qdd for Newmark",
+    "lam": "Lagrange multipliers, one per constraint equation (N, N m or N/m^... by equation)",
+}
+STATUSES = ("running", "completed", "failed", "interrupted", "stopped")
+
+#: Settings that :func:`resume_run` passes back to ``simulate`` (the rest is informational).
+SIMULATE_KEYS = ("h", "integrator", "tol", "max_iter", "jacobian", "refresh", "convergence", "max_halvings",
+                 "linear_solver", "assemble")
+
+
+class ResultsFileError(ValueError):
+    """A results file that cannot be used; the message is one line naming the file."""
+
+
+def _h5py():
+    try:
+        import h5py
+    except ImportError as exc:  # pragma: no cover - h5py is a dependency
+        raise ResultsFileError("HDF5 results need the h5py package: pip install h5py") from exc
+    return h5py
+
+
+def flexmbd_version():
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("flexmbd")
+    except PackageNotFoundError:
+        from .. import __version__
+
+        return __version__
+
+
+# ====================================================================== settings
+def integrator_settings(integ):
+    """An integrator object (or name) as a JSON-able dict ``{"name": ..., params...}``."""
+    if integ is None:
+        return {"name": "newmark", "beta": 0.25, "gamma": 0.5}
+    if isinstance(integ, str):
+        from ..solvers.integrators import integrator_from_name
+
+        integ = integrator_from_name(integ)
+    if isinstance(integ, dict):
+        return dict(integ)
+    d = dataclasses.asdict(integ) if dataclasses.is_dataclass(integ) else {}
+    return {"name": getattr(integ, "name", type(integ).__name__.lower()), **d}
+
+
+def solver_settings(**kw):
+    """Normalise the keyword arguments of ``simulate`` (plus t_end) into a JSON-able dict.
+
+    Values that JSON cannot hold (callables) are stored as their ``repr``.
+    """
+    out = {}
+    for k, v in kw.items():
+        if k == "integrator":
+            out[k] = integrator_settings(v)
+        elif k == "jacobian" and not isinstance(v, str) and v is not None:
+            out[k] = sorted(v)
+        elif isinstance(v, (np.floating, np.integer)):
+            out[k] = v.item()
+        elif v is None or isinstance(v, (bool, int, float, str, list, dict)):
+            out[k] = v
+        else:
+            out[k] = repr(v)
+    return out
+
+
+def simulate_kwargs(settings):
+    """The keyword arguments for ``simulate`` stored in a file's settings (inverse of
+    :func:`solver_settings`), without t_end and h."""
+    from ..solvers.integrators import integrator_from_name
+
+    kw = {}
+    for k in SIMULATE_KEYS:
+        if k in settings and k != "h":
+            kw[k] = settings[k]
+    if isinstance(kw.get("integrator"), dict):
+        d = dict(kw["integrator"])
+        kw["integrator"] = integrator_from_name(d.pop("name"), **d)
+    if isinstance(kw.get("jacobian"), list):
+        kw["jacobian"] = frozenset(kw["jacobian"])
+    return kw
+
+
+# ====================================================================== geometry
+def box_half_extents(mass, inertia):
+    """Half side lengths and axes (columns, body frame) of the homogeneous box with the
+    body's mass and inertia tensor: I_xx = m (b² + c²)/3 ⇒ a² = 3 (I_yy + I_zz − I_xx)/(2 m).
+
+    Sides are clamped below to 2 % of the longest so that a slender rod stays visible.
+    """
+    J = np.asarray(inertia, dtype=float)
+    ev, axes = np.linalg.eigh(0.5 * (J + J.T))
+    tr = ev.sum()
+    sq = 3.0 / (2.0 * mass) * (tr - 2.0 * ev)
+    half = np.sqrt(np.clip(sq, 0.0, None))
+    top = half.max() if half.max() > 0 else 1.0
+    half = np.maximum(half, 0.02 * top)
+    if np.linalg.det(axes) < 0:
+        axes[:, 2] *= -1
+    return half, axes
+
+
+def _local(body, point):
+    """A global point of the initial configuration in the body's frame (ground: itself)."""
+    from ..bodies.rigid import GROUND
+    from ..model import body_position, body_rotation
+
+    p = np.asarray(point, dtype=float)
+    if body is GROUND:
+        return p.copy()
+    return body_rotation(body).T @ (p - body_position(body))
+
+
+def system_geometry(system):
+    """What the pictures need, from a System: boxes, lines (springs, distances), markers."""
+    from ..bodies.rigid import GROUND
+    from ..kinds import SpatialKind
+
+    model = system.model
+    half, axes = [], []
+    for b in model.bodies:
+        if b.kind is SpatialKind:
+            hb, ab = box_half_extents(b.mass, b.inertia)
+        else:  # planar: a square plate in x-y with I_z = m (a² + b²)/3
+            s = np.sqrt(1.5 * float(b.inertia[2, 2]) / b.mass)
+            hb, ab = np.array([s, s, 0.1 * s]), np.eye(3)
+        half.append(hb)
+        axes.append(ab)
+    idx = {id(b): b.index for b in model.bodies}
+
+    def bi(b):
+        return -1 if b is GROUND else idx[id(b)]
+
+    lines, markers = [], []
+    for e in model.elements:
+        if e.kind in ("spring_damper", "distance"):
+            b0, b1 = e.bodies
+            lines.append((e.name, e.kind, bi(b0), bi(b1), _local(b0, e.data["at_i"]), _local(b1, e.data["at_j"])))
+        elif e.data.get("at") is not None and len(e.bodies) == 2:
+            b0, b1 = e.bodies
+            host = b1 if b1 is not GROUND else b0
+            markers.append((e.name, e.kind, bi(host), _local(host, e.data["at"])))
+    nb = len(model.bodies)
+    return {
+        "box_half_extents": np.array(half).reshape(nb, 3),
+        "box_axes": np.array(axes).reshape(nb, 3, 3),
+        "body_mass": np.array([b.mass for b in model.bodies], dtype=float),
+        "body_inertia": np.array([b.inertia for b in model.bodies], dtype=float).reshape(nb, 3, 3),
+        "line_names": [x[0] for x in lines], "line_kinds": [x[1] for x in lines],
+        "line_bodies": np.array([(x[2], x[3]) for x in lines], dtype=np.int64).reshape(-1, 2),
+        "line_points": np.array([(x[4], x[5]) for x in lines], dtype=float).reshape(-1, 2, 3),
+        "marker_names": [x[0] for x in markers], "marker_kinds": [x[1] for x in markers],
+        "marker_bodies": np.array([x[2] for x in markers], dtype=np.int64),
+        "marker_points": np.array([x[3] for x in markers], dtype=float).reshape(-1, 3),
+    }
+
+
+# ====================================================================== units
+def output_unit(name):
+    """The SI unit of a named output (by its suffix)."""
+    what = name.rsplit(".", 1)[-1]
+    if name.startswith("energy."):
+        return "J"
+    return {"position": "m", "velocity": "m/s", "orientation": "1 (Euler parameters) or rad (planar)",
+            "angular_velocity": "rad/s", "length": "m", "length_rate": "m/s", "force": "N", "torque": "N m",
+            "reaction": "N", "multipliers": "N, N m or N/m by equation"}.get(what, "")
+
+
+# ====================================================================== writer
+def _str_list(xs):
+    return np.array([str(x) for x in xs], dtype=object)
+
+
+class ResultWriter:
+    """Write a run to ``path`` incrementally; use as ``simulate(..., on_step=w.on_step)``.
+
+    system:     the frozen :class:`~flexmbd.system.System` the run uses (a Model is frozen).
+    model_text: the model file's text, stored so the file is self-contained.
+    settings:   solver settings (see :func:`solver_settings`); stored as JSON.
+    chunk:      steps buffered in memory between flushes (a crash loses at most these).
+    flush_seconds: also flush when this much wall time has passed since the last flush.
+    append:     reopen an existing file and continue its datasets (a resumed run).
+
+    ``with ResultWriter(...) as w:`` closes the file on exit: with status "interrupted"
+    on KeyboardInterrupt, "failed" on another exception (after flushing every step).
+    """
+
+    def __init__(self, path, system, model_text=None, settings=None, chunk=100, append=False,
+                 flush_seconds=30.0, model_format=None):
+        h5py = _h5py()
+        if hasattr(system, "freeze") and not hasattr(system, "coordinate_names"):
+            system = system.freeze()
+        self.path = os.fspath(path)
+        self.system = system
+        self.chunk = max(1, int(chunk))
+        self.flush_seconds = flush_seconds
+        self._buf = []
+        self._clock0 = time.perf_counter()
+        self._last_flush = self._clock0
+        self.closed = False
+        n, m = system.n, system.m
+        if append:
+            try:
+                self.file = h5py.File(self.path, "r+")
+            except (OSError, FileNotFoundError) as exc:
+                raise ResultsFileError(f"{self.path}: cannot reopen for appending: {_short(exc)}") from None
+            f = self.file
+            _check_format(f, self.path)
+            names = [_s(x) for x in f["layout/coordinate_names"][()]]
+            if names != list(system.coordinate_names) or f["lam"].shape[1] != m:
+                self.file.close()
+                raise ResultsFileError(f"{self.path}: the model's coordinates or constraints differ from the "
+                                       "file's; resume with the same model")
+            self.n_saved = int(f.attrs["n_saved"])
+            for k in ARRAYS:
+                f[k].resize(self.n_saved, axis=0)
+            for k in STAT_FIELDS:
+                f["stats"][k].resize(self.n_saved, axis=0)
+            if "outputs" in f:  # recomputed for the whole run at close
+                del f["outputs"]
+            if settings is not None:
+                old = json.loads(_s(f.attrs.get("settings", "{}")))
+                old.update(solver_settings(**settings))
+                f.attrs["settings"] = json.dumps(old)
+            if model_text is not None:
+                f.attrs["model_text"] = model_text
+            resumed = json.loads(_s(f.attrs.get("resumed_at", "[]")))
+            resumed.append(float(f["t"][self.n_saved - 1]) if self.n_saved else 0.0)
+            f.attrs["resumed_at"] = json.dumps(resumed)
+            self._wall0 = float(f.attrs.get("wall_time", 0.0))
+            self._set_status("running", "running (or the writer stopped without closing the file)")
+            f.flush()
+            return
+        try:
+            self.file = h5py.File(self.path, "w")
+        except OSError as exc:
+            raise ResultsFileError(f"{self.path}: cannot create: {_short(exc)}") from None
+        f = self.file
+        self.n_saved = 0
+        self._wall0 = 0.0
+        f.attrs["format"] = FORMAT
+        f.attrs["format_version"] = FORMAT_VERSION
+        f.attrs["flexmbd_version"] = flexmbd_version()
+        f.attrs["created"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        f.attrs["model_name"] = str(getattr(system.model, "name", ""))
+        f.attrs["model_text"] = model_text if model_text is not None else ""
+        f.attrs["model_format"] = model_format or _guess_format(model_text)
+        st = settings or {}
+        f.attrs["settings"] = json.dumps(solver_settings(**st))
+        f.attrs["resumed_at"] = "[]"
+        f.attrs["n"], f.attrs["m"] = n, m
+        f.attrs["n_saved"] = 0
+        f.attrs["wall_time"] = 0.0
+        f.attrs["success"] = False
+        f.attrs["complete"] = False
+        self._set_status("running", "running (or the writer stopped without closing the file)")
+        rows_per_chunk = max(1, min(self.chunk, (1 << 20) // (8 * max(n, m, 1))))
+        for k in ARRAYS:
+            width = {"t": None, "lam": m}.get(k, n)
+            shape, maxshape = ((0,), (None,)) if width is None else ((0, width), (None, width))
+            chunks = (rows_per_chunk,) if width is None else ((rows_per_chunk, width) if width else True)
+            ds = f.create_dataset(k, shape=shape, maxshape=maxshape, dtype="f8", chunks=chunks)
+            ds.attrs["unit"] = ARRAY_UNITS[k]
+        g = f.create_group("stats")
+        for k in STAT_FIELDS:
+            ds = g.create_dataset(k, shape=(0,), maxshape=(None,), dtype="i8" if k in INT_STATS else "f8",
+                                  chunks=(rows_per_chunk,))
+            ds.attrs["unit"] = "s" if k == "seconds" else "count"
+        lay = f.create_group("layout")
+        sdt = h5py.string_dtype()
+        model = system.model
+        lay.create_dataset("coordinate_names", data=_str_list(system.coordinate_names), dtype=sdt)
+        lay.create_dataset("equation_owner", data=_str_list(system.equation_owner), dtype=sdt)
+        lay.create_dataset("equation_label", data=_str_list(system.equation_label), dtype=sdt)
+        lay.create_dataset("body_names", data=_str_list(b.name for b in model.bodies), dtype=sdt)
+        lay.create_dataset("body_kinds", data=_str_list(b.kind.name for b in model.bodies), dtype=sdt)
+        lay.create_dataset("body_offsets", data=np.asarray(system.offsets, dtype=np.int64))
+        geo = f.create_group("geometry")
+        for k, val in system_geometry(system).items():
+            if isinstance(val, list):
+                geo.create_dataset(k, data=_str_list(val), dtype=sdt)
+            else:
+                geo.create_dataset(k, data=val)
+        f.flush()
+
+    # ------------------------------------------------------------ recording
+    def on_step(self, state, stats):
+        """The ``on_step`` hook of ``simulate``: buffer one step, flush every ``chunk``."""
+        row = (float(state.t), np.array(state.q, dtype=float), np.array(state.v, dtype=float),
+               np.array(state.qdd, dtype=float), np.array(state.a, dtype=float), np.array(state.lam, dtype=float),
+               tuple(stats.get(k, 0) for k in STAT_FIELDS))
+        self._buf.append(row)  # one append: a KeyboardInterrupt cannot leave half a row
+        if len(self._buf) >= self.chunk or time.perf_counter() - self._last_flush > self.flush_seconds:
+            self.flush()
+        return None
+
+    def flush(self):
+        """Write the buffered steps; ``n_saved`` is updated only once they are all written."""
+        buf = list(self._buf)
+        if not buf:
+            self.file.flush()
+            return
+        f, n0 = self.file, self.n_saved
+        n1 = n0 + len(buf)
+        cols = list(zip(*buf))
+        for k, col in zip(ARRAYS, cols[:6]):
+            ds = f[k]
+            ds.resize(n1, axis=0)
+            ds[n0:n1] = np.array(col, dtype=float).reshape((n1 - n0,) + ds.shape[1:])
+        st = np.array(cols[6])
+        for j, k in enumerate(STAT_FIELDS):
+            ds = f["stats"][k]
+            ds.resize(n1, axis=0)
+            ds[n0:n1] = st[:, j]
+        f.attrs["n_saved"] = n1
+        f.attrs["wall_time"] = self._wall0 + time.perf_counter() - self._clock0
+        f.flush()
+        self.n_saved = n1
+        del self._buf[: len(buf)]
+        self._last_flush = time.perf_counter()
+
+    def _set_status(self, status, message):
+        f = self.file
+        f.attrs["status"] = status
+        f.attrs["message"] = message
+        f.attrs["complete"] = status == "completed"
+        f.attrs["success"] = status == "completed"
+
+    # ------------------------------------------------------------ closing
+    def close(self, result=None, status=None, message=None, outputs=True):
+        """Flush, write the final status and (``outputs``) every named output; close.
+
+        status defaults from ``result``: "completed" if it succeeded, "stopped" if the
+        ``on_step`` hook stopped it, else "failed"; without a result, "interrupted".
+        ``outputs``: True (all), False, or a list of names to store under /outputs.
+        """
+        if self.closed:
+            return
+        try:
+            self.flush()
+            if status is None:
+                if result is None:
+                    status = "interrupted"
+                elif result.success:
+                    status = "completed"
+                elif "stopped by the caller" in result.message:
+                    status = "stopped"
+                else:
+                    status = "failed"
+            if message is None:
+                message = result.message if result is not None else status
+            if outputs and self.n_saved:
+                self._write_outputs(outputs)
+            self._set_status(status, message)
+            self.file.attrs["wall_time"] = self._wall0 + time.perf_counter() - self._clock0
+            self.file.flush()
+        finally:
+            self.closed = True
+            self.file.close()
+
+    def _write_outputs(self, which):
+        f = self.file
+        res = _result_from_file(f, self.path, system=self.system)
+        names = res.names() if which is True else list(which)
+        g = f.require_group("outputs")
+        errors = []
+        for nm in names:
+            try:
+                y = np.asarray(res[nm], dtype=float)
+            except Exception as exc:  # noqa: BLE001 - one output must not spoil the file
+                errors.append(f"{nm}: {type(exc).__name__}: {exc}")
+                continue
+            if nm in g:
+                del g[nm]
+            ds = g.create_dataset(nm, data=y)
+            ds.attrs["unit"] = output_unit(nm)
+        g.attrs["errors"] = json.dumps(errors)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if self.closed:
+            return False
+        if exc_type is None:
+            self.close(None, status="interrupted", message="the writer was closed before the run finished",
+                       outputs=False)
+        elif issubclass(exc_type, KeyboardInterrupt):
+            self.close(None, status="interrupted", message="interrupted (Ctrl-C); resume with --resume",
+                       outputs=False)
+        else:
+            self.close(None, status="failed", message=f"{exc_type.__name__}: {exc}", outputs=False)
+        return False
+
+
+def save_result(result, path, model_text=None, settings=None, outputs=True):
+    """Write a finished in-memory :class:`Result` to ``path`` in one go."""
+    if settings is None:
+        settings = {"h": result.h, "integrator": integrator_settings(result.integrator),
+                    "t_start": float(result.t[0]), "t_end": float(result.t[-1])}
+    from ..solvers.dynamics import StepState
+
+    w = ResultWriter(path, result.system, model_text=model_text, settings=settings, chunk=max(1, len(result.t)))
+    try:
+        for k in range(len(result.t)):
+            st = StepState(result.t[k], result.q[k], result.v[k], result.qdd[k], result.a[k], result.lam[k])
+            w.on_step(st, {s: result.stats[s][k] for s in STAT_FIELDS})
+        w._wall0 = result.wall_time
+        w._clock0 = time.perf_counter()
+        w.close(result, outputs=outputs)
+    finally:
+        if not w.closed:
+            w.close(None, status="failed", outputs=False)
+    return path
+
+
+# ====================================================================== reading
+class StoredResult(Result):
+    """A :class:`Result` read from a file.  Named outputs come from /outputs when stored,
+    else are computed (needs ``system``; body kinematics and multipliers need only the
+    stored layout)."""
+
+    def __init__(self, arrays, stats, attrs, layout, geometry, outputs, system=None, path=None):
+        self._system = system
+        self._rebuild = False  # set by load_result: rebuild the System from model_text on first need
+        self.path = path
+        for k in ARRAYS:
+            setattr(self, k, arrays[k])
+        self.stats = stats
+        self.attrs = attrs
+        self.layout = layout
+        self.geometry = geometry
+        self.stored_outputs = outputs
+        self.settings = json.loads(attrs.get("settings", "{}") or "{}")
+        self.h = self.settings.get("h")
+        integ = self.settings.get("integrator")
+        self.integrator = None
+        if isinstance(integ, dict):
+            try:
+                from ..solvers.integrators import integrator_from_name
+
+                d = dict(integ)
+                self.integrator = integrator_from_name(d.pop("name"), **d)
+            except (ValueError, TypeError):
+                self.integrator = None
+        self.status = attrs.get("status", "running")
+        self.complete = bool(attrs.get("complete", False))
+        self.success = bool(attrs.get("success", False))
+        self.message = attrs.get("message", "")
+        self.wall_time = float(attrs.get("wall_time", 0.0))
+        self.model_text = attrs.get("model_text", "")
+        self.assembly = None
+        self._cache = {}
+
+    @property
+    def system(self):
+        """The System (given, or rebuilt from the stored model text when first needed; may be None)."""
+        if self._system is None and self._rebuild:
+            self._rebuild = False
+            self._system = _rebuild_system(self)
+        return self._system
+
+    @system.setter
+    def system(self, value):
+        self._system = value
+        self._rebuild = False
+
+    # the recording API of Result does not apply
+    def append(self, state, **stats):  # noqa: D401
+        raise TypeError("a stored result is read-only; use ResultWriter(..., append=True) to continue it")
+
+    def summary(self):
+        s = Result.summary(self)
+        if self.status != "completed":
+            s = f"[{self.status}] " + s
+        return s
+
+    @property
+    def body_names(self):
+        return list(self.layout["body_names"])
+
+    def names(self):
+        """Every output: all of Result's when the model is known, else the stored ones and those
+        the layout gives (body kinematics, multipliers)."""
+        if self.system is not None:
+            names = Result.names(self)
+            return names + [nm for nm in self.stored_outputs if nm not in names]
+        out = list(self.stored_outputs)
+        for b in self.layout["body_names"]:
+            out += [f"{b}.{k}" for k in ("position", "velocity", "orientation", "angular_velocity")]
+        for owner in dict.fromkeys(self.layout["equation_owner"]):
+            out.append(f"{owner}.multipliers")
+        return list(dict.fromkeys(out))
+
+    def _energy(self):
+        # Result._energy computes all six energies at once; compute them once, not per name
+        if " energy" not in self._cache:
+            self._cache[" energy"] = Result._energy(self)
+        return self._cache[" energy"]
+
+    def _output(self, name):
+        if name in self.stored_outputs:
+            return self.stored_outputs[name]
+        if self.system is not None:
+            try:
+                return Result._output(self, name)
+            except KeyError:
+                pass
+        else:
+            y = self._layout_output(name)
+            if y is not None:
+                return y
+        import difflib
+
+        close = difflib.get_close_matches(name, self.names(), n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        need = "" if self.system is not None else (
+            " (outputs of force elements and energies of an unfinished run without a stored model file "
+            "need the model: load_result(path, model=...))")
+        raise KeyError(f"no output named {name!r} in {self.path or 'this result'}{hint}{need}")
+
+    def _layout_output(self, name):
+        from ..rotations import E_matrix
+
+        owner, _, what = name.rpartition(".")
+        lay = self.layout
+        if owner in lay["body_names"]:
+            i = lay["body_names"].index(owner)
+            o = int(lay["body_offsets"][i])
+            spatial = lay["body_kinds"][i] == "spatial"
+            q, v = self.q[:, o:o + (7 if spatial else 3)], self.v[:, o:o + (7 if spatial else 3)]
+            z = np.zeros(len(q))
+            if what == "position":
+                return q[:, :3] if spatial else np.c_[q[:, :2], z]
+            if what == "velocity":
+                return v[:, :3] if spatial else np.c_[v[:, :2], z]
+            if what == "orientation":
+                return q[:, 3:7] if spatial else q[:, 2]
+            if what == "angular_velocity":
+                if spatial:
+                    return 2.0 * np.einsum("nij,nj->ni", E_matrix(q[:, 3:7]), v[:, 3:7])
+                return np.c_[z, z, v[:, 2]]
+        if what == "multipliers" and owner in lay["equation_owner"]:
+            idx = [j for j, o in enumerate(lay["equation_owner"]) if o == owner]
+            return self.lam[:, idx]
+        return None
+
+    # ---------------------------------------------------------- poses for pictures
+    def body_poses(self, rows=None):
+        """Positions (F, nb, 3) and rotation matrices (F, nb, 3, 3) of every body at ``rows``."""
+        from ..rotations import rotation_matrix
+
+        rows = np.arange(len(self.t)) if rows is None else np.asarray(rows)
+        lay = self.layout
+        nb = len(lay["body_names"])
+        R = np.zeros((len(rows), nb, 3))
+        A = np.zeros((len(rows), nb, 3, 3))
+        for i in range(nb):
+            o = int(lay["body_offsets"][i])
+            q = self.q[rows]
+            if lay["body_kinds"][i] == "spatial":
+                R[:, i] = q[:, o:o + 3]
+                p = q[:, o + 3:o + 7]
+                A[:, i] = rotation_matrix(p / np.linalg.norm(p, axis=1, keepdims=True))
+            else:
+                R[:, i, :2] = q[:, o:o + 2]
+                c, s = np.cos(q[:, o + 2]), np.sin(q[:, o + 2])
+                A[:, i] = np.zeros((3, 3))
+                A[:, i, 0, 0], A[:, i, 0, 1], A[:, i, 1, 0], A[:, i, 1, 1] = c, -s, s, c
+                A[:, i, 2, 2] = 1.0
+        return R, A
+
+
+def _s(x):
+    return x.decode() if isinstance(x, bytes) else str(x)
+
+
+def _short(exc):
+    return " ".join(str(exc).split())
+
+
+def _guess_format(text):
+    if not text:
+        return ""
+    return "json" if text.lstrip().startswith("{") else "yaml"
+
+
+def _check_format(f, path):
+    fmt = _s(f.attrs.get("format", ""))
+    if fmt != FORMAT:
+        raise ResultsFileError(f"{path}: not a flexmbd results file (no format = {FORMAT!r} attribute)")
+    ver = int(f.attrs.get("format_version", 0))
+    if ver > FORMAT_VERSION:
+        raise ResultsFileError(f"{path}: written by a newer flexmbd (format version {ver} > {FORMAT_VERSION})")
+
+
+def _open_read(path):
+    h5py = _h5py()
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise ResultsFileError(f"{path}: no such file")
+    try:
+        return h5py.File(path, "r")
+    except OSError as exc:
+        msg = _short(exc)
+        if "lock" in msg.lower():  # being written by a live run: read what is flushed
+            try:
+                return h5py.File(path, "r", locking=False)
+            except OSError as exc2:
+                msg = _short(exc2)
+        raise ResultsFileError(f"{path}: cannot read as HDF5: {msg}") from None
+
+
+def _result_from_file(f, path, system=None, outputs=True):
+    _check_format(f, path)
+    attrs = {k: (_s(v) if isinstance(v, (bytes, str)) else (v.item() if hasattr(v, "item") else v))
+             for k, v in f.attrs.items()}
+    n_saved = int(attrs.get("n_saved", 0))
+    n_rows = min([n_saved, f["t"].shape[0]] + [f["stats"][k].shape[0] for k in STAT_FIELDS]
+                 + [f[k].shape[0] for k in ARRAYS])
+    arrays = {k: f[k][:n_rows] for k in ARRAYS}
+    stats = {k: f["stats"][k][:n_rows] for k in STAT_FIELDS}
+    lay = f["layout"]
+    layout = {k: [_s(x) for x in lay[k][()]] for k in ("coordinate_names", "equation_owner", "equation_label",
+                                                        "body_names", "body_kinds")}
+    layout["body_offsets"] = lay["body_offsets"][()]
+    geometry = {}
+    for k, ds in f["geometry"].items():
+        val = ds[()]
+        geometry[k] = [_s(x) for x in val] if ds.dtype.kind == "O" else val
+    stored = {}
+    if outputs and "outputs" in f:
+        for k, ds in f["outputs"].items():
+            if ds.shape[:1] == (n_rows,):
+                stored[k] = ds[()]
+    return StoredResult(arrays, stats, attrs, layout, geometry, stored, system=system, path=path)
+
+
+def load_result(path, model=None, rebuild=True):
+    """Read a results file as a :class:`StoredResult` (a :class:`Result`).
+
+    Works on unfinished files (crashed, killed or still running): it holds every flushed
+    step and ``status`` tells what happened.  Named outputs are read from /outputs when
+    stored; otherwise they are computed with ``model`` (a Model or System) or, when
+    ``rebuild``, with the model rebuilt from the stored model-file text.
+    """
+    f = _open_read(path)
+    try:
+        res = _result_from_file(f, os.fspath(path))
+    finally:
+        f.close()
+    if model is not None:
+        system = _freeze(model)
+        if list(system.coordinate_names) != res.layout["coordinate_names"]:
+            raise ResultsFileError(f"{path}: the given model's coordinates differ from the file's")
+        res.system = system
+    elif rebuild and res.model_text:
+        res._rebuild = True  # only when an output that is not stored is asked for
+    return res
+
+
+def _rebuild_system(res):
+    """Rebuild the System from the stored model text (None if that is not possible)."""
+    model = model_from_text(res.model_text, res.attrs.get("model_format", ""))
+    if model is None:
+        return None
+    try:
+        system = _freeze(model)
+    except Exception:  # noqa: BLE001
+        return None
+    if list(system.coordinate_names) != res.layout["coordinate_names"]:
+        return None
+    return system
+
+
+def _freeze(model):
+    """A System from a System, a Model or a model file's LoadedModel (warnings silenced)."""
+    import warnings
+
+    if hasattr(model, "coordinate_names"):
+        return model
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return model.freeze()
+
+
+def model_from_text(text, fmt=""):
+    """The model of stored model-file text: a :class:`~flexmbd.io.model_file.LoadedModel`
+    (``.model``, ``.freeze()``), or None when the text is empty or cannot be loaded."""
+    if not text:
+        return None
+    try:
+        from .model_file import load_model_text
+    except ImportError:
+        return None
+    try:
+        return load_model_text(text, None, fmt or None)
+    except Exception:  # noqa: BLE001 - an invalid stored model: no rebuild
+        return None
+
+
+def resume_state(path):
+    """The :class:`StepState` of the last saved step of ``path`` (to continue a run)."""
+    from ..solvers.dynamics import StepState
+
+    f = _open_read(path)
+    try:
+        _check_format(f, os.fspath(path))
+        n = int(f.attrs.get("n_saved", 0))
+        n = min([n] + [f[k].shape[0] for k in ARRAYS])
+        if n == 0:
+            raise ResultsFileError(f"{path}: holds no saved step to resume from")
+        row = {k: f[k][n - 1] for k in ARRAYS}
+    finally:
+        f.close()
+    return StepState(float(row["t"]), row["q"].copy(), row["v"].copy(), row["qdd"].copy(), row["a"].copy(),
+                     row["lam"].copy())
+
+
+def resume_info(path):
+    """Settings, status, model text and last saved time of a file, as a dict."""
+    f = _open_read(path)
+    try:
+        _check_format(f, os.fspath(path))
+        n = int(f.attrs.get("n_saved", 0))
+        return {"settings": json.loads(_s(f.attrs.get("settings", "{}")) or "{}"),
+                "status": _s(f.attrs.get("status", "running")),
+                "model_text": _s(f.attrs.get("model_text", "")),
+                "model_format": _s(f.attrs.get("model_format", "")),
+                "n_saved": n, "t_last": float(f["t"][n - 1]) if n else None,
+                "t_first": float(f["t"][0]) if n else None}
+    finally:
+        f.close()
+
+
+def resume_run(path, model=None, t_end=None, chunk=100, progress=None, model_text=None, outputs=None,
+               stop=None, check_model=True):
+    """Continue the run stored in ``path`` to ``t_end`` (default: its stored t_end).
+
+    The steps land on the grid ``t_start + k h`` of the original run, with the stored
+    solver settings, so the result equals the uninterrupted run (bit-for-bit with full
+    Newton; a Jacobian kept across steps, ``refresh=i``, is rebuilt at the first step).
+
+    model:      a Model, System or LoadedModel (default: rebuilt from the stored model text).
+    model_text: the text of the model file given for the resumed run; with
+                ``check_model`` it must equal the stored text (same model, same run).
+    progress:   ``progress(t, step, n_steps, newton_stats)`` as in ``simulate``.
+    outputs:    named outputs stored at the end (as in :meth:`ResultWriter.close`); default:
+                the ``outputs`` list of the stored settings, or all of them.
+    stop:       a callable; when it returns True the run stops after the current step
+                and the file is closed with status "interrupted" (resumable again).
+    Ctrl-C (KeyboardInterrupt) also closes the file as "interrupted" and re-raises.
+    Returns the whole run as a :class:`StoredResult`; the file is closed with its status.
+    """
+    from ..solvers.dynamics import simulate
+
+    info = resume_info(path)
+    settings = dict(info["settings"])
+    if info["n_saved"] == 0:
+        raise ResultsFileError(f"{path}: holds no saved step to resume from")
+    stored_text = info["model_text"]
+    if check_model and model_text is not None and stored_text and model_text != stored_text:
+        raise ResultsFileError(f"{path}: was written for a different model file (the stored model text differs); "
+                               "resume with the same model file")
+    if model is None:
+        model = model_from_text(stored_text, info["model_format"])
+        if model is None:
+            raise ResultsFileError(f"{path}: no model given and none can be rebuilt from the file; "
+                                   "pass the model (flexmbd run MODEL --resume FILE)")
+    h = settings.get("h")
+    if not h or h <= 0:
+        raise ResultsFileError(f"{path}: the stored settings have no step size h")
+    t_end = float(settings.get("t_end") if t_end is None else t_end)
+    t0 = float(settings.get("t_start", info["t_first"] or 0.0))
+    if outputs is None:
+        outputs = settings.get("outputs") or True
+    settings["t_end"] = t_end
+    state = resume_state(path)
+    system = _freeze(model)
+    kw = simulate_kwargs(settings)
+    n_total = int(round((t_end - t0) / h))
+    k0 = int(round((state.t - t0) / h))
+    if abs(t0 + k0 * h - state.t) > 1e-9 * max(1.0, abs(state.t)):
+        raise ResultsFileError(f"{path}: the last saved time {state.t:.17g} s is not on the grid t_start + k h")
+    writer = ResultWriter(path, system, model_text=model_text, settings=settings, chunk=chunk, append=True)
+    with writer:
+        def on_step(st, stats):
+            writer.on_step(st, stats)
+            if stop is not None and stop():
+                return False
+
+        def report(t, k, n, newton_stats):
+            if progress is not None:
+                progress(t, k, n, newton_stats)
+
+        last = simulate(system.model, t0 + n_total * h, h, start=state, grid_origin=t0, system=system,
+                        on_step=on_step, progress=report, **kw)
+        interrupted = not last.success and last.message.startswith("stopped by the caller")
+        if last.steps:
+            state = _last_state(last)
+        if interrupted:
+            writer.close(None, status="interrupted", message=f"interrupted at t = {state.t:.6g} s; resume again "
+                         "with --resume", outputs=False)
+        elif last.success:
+            writer.close(None, status="completed", message="completed", outputs=outputs)
+        else:
+            writer.close(last, outputs=outputs)
+    return load_result(path, model=system)
+
+
+def _last_state(r):
+    from ..solvers.dynamics import StepState
+
+    return StepState(float(r.t[-1]), r.q[-1], r.v[-1], r.qdd[-1], r.a[-1], r.lam[-1])
