@@ -93,6 +93,7 @@ class System:
         self.force_groups = self._force_groups()
         self.constraint_groups = self._constraint_groups()
         self.removed_equations = []
+        self.removed_groups = []
         if redundancy not in ("remove", "keep"):
             raise ValueError("redundancy must be 'remove' or 'keep'")
         if redundancy == "remove":
@@ -307,12 +308,29 @@ class System:
             if np.any(dep):
                 for i in np.flatnonzero(dep):
                     self.removed_equations.append((g.owner[i], g.label[i]))
+                self.removed_groups.append(g.subset(dep))
                 g = g.subset(~dep)
             new_groups.append(g)
         self.constraint_groups = [g for g in new_groups if len(g)]
         listing = "; ".join(f"{o}: {lab}" for o, lab in self.removed_equations)
         warnings.warn(f"{len(self.removed_equations)} redundant constraint equation(s) removed: {listing}",
                       RedundantConstraintWarning, stacklevel=3)
+
+    def check_removed_equations(self, q, t=0.0, tol=1e-8):
+        """Raise ModelError if an equation removed as redundant is violated at q.
+
+        Rank tells only that an equation's gradient depends on the others; a removed
+        equation that is not satisfied once the others are means contradictory joints.
+        """
+        qe = self.extend(q)
+        bad = []
+        for g in self.removed_groups:
+            phi = g.evaluate(qe, t)[0]
+            bad += [(g.owner[i], g.label[i], phi[i]) for i in np.flatnonzero(np.abs(phi) > tol)]
+        if bad:
+            listing = "; ".join(f"{o}: {lab} (residual {r:.3g})" for o, lab, r in bad)
+            raise ModelError(f"contradictory constraints: {len(bad)} equation(s) removed as redundant are "
+                             f"violated once the others hold: {listing}")
 
     # ============================================================== pattern
     def _blocks(self):

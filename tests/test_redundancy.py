@@ -235,3 +235,21 @@ def test_bricard_swings_under_gravity():
     full = _keep_all(model)
     assert max(np.abs(full.constraints(full.extend(q), 0.0)).max() for q in res.q) < 1e-9
     assert abs(res["energy.numerical_dissipation"][-1]) < 1e-3 * res["energy.kinetic"][-1]
+
+
+def test_contradictory_redundant_joint_is_an_error():
+    """A body pinned at the origin keeps its point (1, 0, 0) at distance 1 from it; a
+    distance constraint of length 1.2 between the two is redundant in rank (its gradient
+    lies in the pin's) but contradicts the pin: an error naming it, not a silent drop."""
+    import warnings
+
+    import flexmbd as fm
+
+    m = fm.Model()
+    b = m.rigid_body("b", mass=1.0, inertia=(0.1, 0.1, 0.1), position=(0.5, 0, 0))
+    m.revolute(fm.GROUND, b, at=(0, 0, 0), axis=(0, 0, 1), name="pin")
+    m.distance(fm.GROUND, b, at_i=(0, 0, 0), at_j=(1, 0, 0), length=1.2, name="rope")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(fm.ModelError, match="contradictory constraints.*rope"):
+            m.simulate(t_end=0.01, h=0.01)

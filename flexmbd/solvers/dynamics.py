@@ -114,6 +114,7 @@ def initial_state(system, t0=0.0, assemble=True, linear_solver="auto"):
     report = None
     if assemble and system.m:
         q, report = assemble_positions(system, q, t0)
+        system.check_removed_equations(q, t0)
         v = project_velocities(system, q, v, t0)
     qdd, lam = consistent_accelerations(system, q, v, t0, linear_solver)
     return StepState(t0, q, v, qdd, qdd.copy(), lam), report
