@@ -316,6 +316,32 @@ class System:
         warnings.warn(f"{len(self.removed_equations)} redundant constraint equation(s) removed: {listing}",
                       RedundantConstraintWarning, stacklevel=3)
 
+    def projection_matrix(self, q, t):
+        """[[M, Φ_qᵀ], [Φ_q, 0]] at q (no force elements, no constraint Hessians)."""
+        qe = self.extend(q)
+        blocks, jac_blocks = [], []
+        zero = np.zeros(self.n_ext)
+        for g in self.body_groups:
+            qb = qe[g.dof_index]
+            M = g.inertia_force(qb, zero[g.dof_index], zero[g.dof_index], jacobians=True)[3]
+            blocks.append(M.ravel())
+        for g in self.force_groups:
+            blocks.append(np.zeros(g.dof_index.size * g.dof_index.shape[1]))
+        for g in self.constraint_groups:
+            blocks.append(np.zeros(g.dof_index.size * g.dof_index.shape[1]))
+            jac_blocks.append(g.evaluate(qe, t)[1].ravel())
+        for jb in jac_blocks:
+            blocks += [jb, jb]
+        return self._scatter_matrix(np.concatenate(blocks))
+
+    def _scatter_matrix(self, data):
+        N = self.n + self.m
+        if self.dense:
+            return np.bincount(self._dense_pos, weights=data, minlength=N * N + 1)[: N * N].reshape(N, N)
+        A = self._pattern.copy()
+        A.data = np.bincount(self._pos, weights=data, minlength=self.nnz + 1)[: self.nnz]
+        return A
+
     def check_removed_equations(self, q, t=0.0, tol=1e-8):
         """Raise ModelError if an equation removed as redundant is violated at q.
 
@@ -453,14 +479,7 @@ class System:
             return F, Phi, None
         for jb in jac_blocks:
             blocks += [jb, jb]
-        data = np.concatenate(blocks)
-        N = self.n + self.m
-        if self.dense:
-            A = np.bincount(self._dense_pos, weights=data, minlength=N * N + 1)[: N * N].reshape(N, N)
-            return F, Phi, A
-        A = self._pattern.copy()
-        A.data = np.bincount(self._pos, weights=data, minlength=self.nnz + 1)[: self.nnz]
-        return F, Phi, A
+        return F, Phi, self._scatter_matrix(np.concatenate(blocks))
 
     # ======================================================= energies, output
     def kinetic_energy(self, q, v):

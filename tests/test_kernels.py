@@ -6,10 +6,11 @@ import flexmbd.bodies.rigid as rigid
 import flexmbd.constraints.dot as dot
 import flexmbd.forces.loads as loads
 import flexmbd.forces.spring_damper as sda
+import flexmbd.constraints.normalization as normalization
 from flexmbd.kernels import AVAILABLE
 from test_jacobians import random_state, system
 
-MODULES = (rigid, dot, loads, sda)
+MODULES = (rigid, dot, loads, sda, normalization)
 pytestmark = pytest.mark.skipif(not AVAILABLE, reason="numba not available")
 
 

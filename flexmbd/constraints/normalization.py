@@ -3,6 +3,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..kernels import AVAILABLE as USE_KERNELS
+
+if USE_KERNELS:
+    from ..kernels import normalization as _norm
+
 
 class NormalizationGroup:
     def __init__(self, bodies, dof_index):
@@ -29,6 +34,12 @@ class NormalizationGroup:
         return H
 
     def assemble(self, qe, t, lam, hessian=True):
+        if USE_KERNELS:
+            n = len(self)
+            phi, Jq = np.empty(n), np.empty((n, 7))
+            H = np.empty((n, 7, 7)) if hessian else np.empty((0, 7, 7))
+            _norm.assemble(qe, self.dof_index, lam, hessian, phi, Jq, H)
+            return phi, Jq, (H if hessian else None)
         phi, Jq = self.evaluate(qe, t)
         return phi, Jq, self.hessian(qe, t, lam) if hessian else None
 

@@ -141,6 +141,16 @@ class SpringDamperGroup(ForceGroup):
         spatial = self.nq == 7
         n, m = ql.shape
         length, rate = np.empty(n), np.empty(n)
+        if not self.law_index:
+            fa = self._fa0 if self.constant_actuators else np.array([a.derivatives(t)[0] for a in self.actuators])
+            Q, F = np.empty((n, m)), np.empty(n)
+            K, D = (np.empty((n, m, m)), np.empty((n, m, m))) if jacobians else (np.empty((0, m, m)),) * 2
+            _sda.linear_forces(spatial, ql, vl, self.mi.u, self.mj.u, self.k, self.c, self.l0, fa,
+                               self.tension_only, jacobians, Q, K, D, length, rate, F)
+            if np.any(length == 0.0):
+                bad = self.element_names[int(np.flatnonzero(length == 0.0)[0])]
+                raise FloatingPointError(f"spring-damper {bad!r} has zero length: its direction is undefined")
+            return (Q, K, D) if jacobians else (Q, None, None)
         _sda.kinematics(spatial, ql, vl, self.mi.u, self.mj.u, length, rate)
         if np.any(length == 0.0):
             bad = self.element_names[int(np.flatnonzero(length == 0.0)[0])]

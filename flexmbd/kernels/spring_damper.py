@@ -107,3 +107,20 @@ def forces(spatial, ql, vl, ui, uj, F, Fd, Fr, jacobians, Q, K, D):
                 dfdq = Fd[el] * Jte[b] + Fr[el] * dld[b]
                 Kel[a, b] = -(Jte[a] * dfdq + f * (jpj + Kel[a, b]))
                 D[el, a, b] = -Fr[el] * Jte[a] * Jte[b]
+
+
+@njit(cache=True)
+def linear_forces(spatial, ql, vl, ui, uj, k, c, l0, fa, tension_only, jacobians, Q, K, D, length, rate, F):
+    """Linear elements in one pass: kinematics, F = k δ + c l' + f_a (cable rule), Q, K, D."""
+    kinematics(spatial, ql, vl, ui, uj, length, rate)
+    n = ql.shape[0]
+    Fd = np.empty(n)
+    Fr = np.empty(n)
+    for e in range(n):
+        delta = length[e] - l0[e]
+        f = k[e] * delta + c[e] * rate[e] + fa[e]
+        if tension_only[e] and (delta <= 0.0 or f < 0.0):
+            F[e], Fd[e], Fr[e] = 0.0, 0.0, 0.0
+        else:
+            F[e], Fd[e], Fr[e] = f, k[e], c[e]
+    forces(spatial, ql, vl, ui, uj, F, Fd, Fr, jacobians, Q, K, D)

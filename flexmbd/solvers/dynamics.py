@@ -82,12 +82,12 @@ class DynamicsStepper:
             v = v_base + gp * qdd
             F, Phi, A = sys.evaluate(q, v, qdd, lam, t1, cM=1.0, cD=gp, cK=bp, terms=self.terms,
                                      matrix=matrix and not self.fd)
-            r = np.r_[F, Phi / bp]
+            r = np.concatenate((F, Phi / bp))
             if matrix and self.fd:
                 A = finite_difference_matrix(lambda y: residual(y, False)[0], x)
-            return r, np.r_[F, Phi], A
+            return r, np.concatenate((F, Phi)), A
 
-        out = self.newton.solve(residual, np.r_[s.qdd, s.lam], key=h)
+        out = self.newton.solve(residual, np.concatenate((s.qdd, s.lam)), key=h)
         if not out.converged:
             return None, out
         qdd, lam = out.x[:n], out.x[n:]
@@ -102,11 +102,11 @@ class DynamicsStepper:
         [M Φ_qᵀ; Φ_q 0] [Δq'; μ] = [0; −Φ_q q' − Φ_t]."""
         sys = self.sys
         qe = sys.extend(q)
-        _, Phi, A = sys.evaluate(q, v, np.zeros(sys.n), np.zeros(sys.m), t, cM=1.0, cD=0.0, cK=0.0)
-        Jq = A[sys.n:, :sys.n] if isinstance(A, np.ndarray) else A[sys.n:, :sys.n]
+        A = sys.projection_matrix(q, t)
+        Jq = A[sys.n:, :sys.n]
         r = -(Jq @ v) - sys.constraint_time_derivative(qe, t)
         self.projector.factorize(A)
-        return v + self.projector.solve(np.r_[np.zeros(sys.n), r])[: sys.n]
+        return v + self.projector.solve(np.concatenate((np.zeros(sys.n), r)))[: sys.n]
 
 
 def initial_state(system, t0=0.0, assemble=True, linear_solver="auto"):
