@@ -271,20 +271,26 @@ class System:
     def _remove_redundant(self, tol):
         """Find equations dependent on earlier ones at q0 and drop them (with a warning).
 
-        Rank-revealing QR (column pivoting) of Φ_qᵀ gives the rank; if deficient, rows are
-        taken greedily in model order (Gram-Schmidt), so the equations of the joint added
-        last are the ones removed and the Euler-parameter normalisation is always kept.
+        A sparse LU of the Gram matrix G = Φ̂_q Φ̂_qᵀ (unit rows, diagonal pivots, so it is a
+        Cholesky factorization of an SPD matrix when Φ_q has full rank) proves full rank
+        cheaply for large models.  Otherwise rank-revealing QR (column pivoting) of Φ_qᵀ
+        gives the rank, and rows are taken greedily in model order (Gram-Schmidt), so the
+        equations of the joint added last are the ones removed and the Euler-parameter
+        normalisation is always kept.
         """
         self._index_constraints()
         if self.m == 0:
             return
-        Phi_q = self.constraint_jacobian(self.extend(self.q0), 0.0).toarray()
-        norms = np.linalg.norm(Phi_q, axis=1)
+        Jq = self.constraint_jacobian(self.extend(self.q0), 0.0)
+        norms = np.sqrt(np.asarray(Jq.multiply(Jq).sum(axis=1)).ravel())
         if np.any(norms == 0.0):
             i = int(np.flatnonzero(norms == 0.0)[0])
             raise ModelError(f"constraint equation {self.describe_row(self.n + i)} has a zero Jacobian "
                              "in the initial configuration; check the joint's points and axes")
-        rows = Phi_q / norms[:, None]
+        unit = sp.diags(1.0 / norms) @ Jq
+        if self.m > 200 and _gram_has_full_rank(unit, tol):
+            return
+        rows = unit.toarray()
         _, R, _ = sla.qr(rows.T, mode="economic", pivoting=True)
         d = np.abs(np.diag(R))
         rank = int(np.sum(d > tol * d[0]))
@@ -511,6 +517,19 @@ class System:
             return f"equation of motion of {self.coordinate_names[i]}"
         k = i - self.n
         return f"constraint of {self.equation_owner[k]!r} ({self.equation_label[k]})"
+
+
+def _gram_has_full_rank(unit_rows, tol):
+    """True if the sparse LU (diagonal pivots) of Φ̂ Φ̂ᵀ has no pivot below tol."""
+    import scipy.sparse.linalg as spla
+
+    G = (unit_rows @ unit_rows.T).tocsc()
+    try:
+        lu = spla.splu(G, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0, options={"SymmetricMode": True})
+    except RuntimeError:  # exactly singular
+        return False
+    # pivots of a unit-diagonal SPD matrix lie in (0, 1]; σ_min(Φ̂)² ≥ min pivot / m
+    return bool(np.min(np.abs(lu.U.diagonal())) > tol)
 
 
 class RedundantConstraintWarning(UserWarning):

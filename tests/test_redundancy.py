@@ -253,3 +253,31 @@ def test_contradictory_redundant_joint_is_an_error():
         warnings.simplefilter("ignore")
         with pytest.raises(fm.ModelError, match="contradictory constraints.*rope"):
             m.simulate(t_end=0.01, h=0.01)
+
+
+def test_redundancy_found_in_a_large_planar_loop_of_spatial_revolutes():
+    """A closed planar loop of 70 links joined by spatial revolute joints (m > 200, so the
+    sparse Gram-matrix test runs first): the loop closure makes 3 equations redundant."""
+    import warnings
+
+    import flexmbd as fm
+    from flexmbd.system import RedundantConstraintWarning
+
+    n, radius = 70, 2.0
+    angles = np.linspace(0.0, 2 * np.pi, n + 1)
+    pts = radius * np.c_[np.cos(angles), np.sin(angles), np.zeros(n + 1)]
+    pts[-1] = pts[0]
+    m = fm.Model()
+    prev = fm.GROUND
+    for i in range(n):
+        mid = 0.5 * (pts[i] + pts[i + 1])
+        b = m.rigid_body(f"link{i}", mass=1.0, inertia=(0.01, 0.02, 0.02), position=mid)
+        m.revolute(prev, b, at=pts[i], axis=(0, 0, 1))
+        prev = b
+    m.revolute(prev, fm.GROUND, at=pts[-1], axis=(0, 0, 1), name="closure")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sys_ = m.freeze()
+    assert len(sys_.removed_equations) == 3
+    assert all(owner == "closure" for owner, _ in sys_.removed_equations)
+    assert any(issubclass(w.category, RedundantConstraintWarning) for w in caught)
