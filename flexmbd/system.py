@@ -519,6 +519,16 @@ class System:
         return f"constraint of {self.equation_owner[k]!r} ({self.equation_label[k]})"
 
 
+def freeze_reporting(model):
+    """``model.freeze()``, with redundant-constraint warnings pointing at the solver's caller."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RedundantConstraintWarning)
+        system = model.freeze()
+    for w in caught:
+        warnings.warn(w.message, w.category, stacklevel=3)
+    return system
+
+
 def _gram_has_full_rank(unit_rows, tol):
     """True if the sparse LU (diagonal pivots) of Φ̂ Φ̂ᵀ has no pivot below tol."""
     import scipy.sparse.linalg as spla

@@ -5,7 +5,6 @@ these tests do not depend on the physics code.
 """
 
 import json
-import math
 
 import pytest
 

@@ -17,7 +17,7 @@ all equations.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -200,7 +200,7 @@ class DotConstraintGroup:
 
     def gamma(self, qe, ve, t):
         """γ = −(Φ_q q')_q q' − 2 Φ_qt q' − Φ_tt  (n,)."""
-        n, nq = len(self), self.nq
+        n = len(self)
         w, dw, ddw, _, _, dds = self._time_terms(t)
         qb, X, Y, JX, JY, d, grad = self._dots(qe)
         vl = ve[self.dof_index]

@@ -1,7 +1,6 @@
 """Compiled Euler-parameter normalisation φ = p·p − 1 (see constraints/normalization.py)."""
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 

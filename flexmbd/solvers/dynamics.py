@@ -15,12 +15,11 @@ as h → 0 (Bottasso, Bauchau & Cardona 2007).  Convergence is tested, as in P1,
 from __future__ import annotations
 
 import time
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..system import RedundantConstraintWarning, jacobian_terms
+from ..system import freeze_reporting, jacobian_terms
 from .initial import assemble_positions, consistent_accelerations, project_velocities
 from .integrators import Newmark, integrator_from_name
 from ..linalg import LinearSolver
@@ -157,11 +156,7 @@ def simulate(model, t_end, h, integrator=None, tol=1e-7, max_iter=25, jacobian="
     fd = jacobian == "fd"
     terms = jacobian_terms(None if fd else jacobian)
     if system is None:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", RedundantConstraintWarning)
-            system = model.freeze()
-        for w in caught:
-            warnings.warn(w.message, w.category, stacklevel=2)
+        system = freeze_reporting(model)
     newton = NewtonSolver(tol, max_iter, refresh, convergence, linear_solver)
     if project_velocities is None:
         am, af, _, gamma = integ.coefficients()

@@ -27,7 +27,7 @@ import scipy.sparse.linalg as spla
 from ..linalg import DENSE_LIMIT
 from ..model import ModelError
 from ..results import Result
-from ..system import RedundantConstraintWarning
+from ..system import freeze_reporting
 from .dynamics import StepState
 
 
@@ -116,11 +116,7 @@ def kinematic_analysis(model, times, tol=1e-10, max_iter=25, system=None, loads=
     if times.size == 0 or not np.all(np.isfinite(times)) or np.any(np.diff(times) < 0):
         raise ValueError("times must be a non-empty, non-decreasing sequence of finite numbers")
     if system is None:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", RedundantConstraintWarning)
-            system = model.freeze()
-        for w in caught:
-            warnings.warn(w.message, w.category, stacklevel=2)
+        system = freeze_reporting(model)
     n, m = system.n, system.m
     if m != n:
         drivers = [e.name for e in system.model.elements if e.kind.endswith("_driver")]

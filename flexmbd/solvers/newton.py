@@ -10,7 +10,7 @@ refresh before the step is declared failed.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 

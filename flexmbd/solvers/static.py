@@ -32,7 +32,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from ..results import Result
-from ..system import RedundantConstraintWarning, jacobian_terms
+from ..system import freeze_reporting, jacobian_terms
 from .dynamics import StepState
 from .initial import AssemblyError, assemble_positions
 from .newton import NewtonSolver
@@ -100,11 +100,7 @@ def static_equilibrium(model, load_steps=10, tol=1e-7, max_iter=50, jacobian="fu
     load_steps = int(load_steps)
     terms = jacobian_terms(jacobian)
     if system is None:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", RedundantConstraintWarning)
-            system = model.freeze()
-        for w in caught:
-            warnings.warn(w.message, w.category, stacklevel=2)
+        system = freeze_reporting(model)
     n, m = system.n, system.m
     res = StaticResult(system, float(time))
     res.jacobian = jacobian if isinstance(jacobian, str) else "+".join(sorted(terms))
