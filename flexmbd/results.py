@@ -86,7 +86,7 @@ class Result:
                 out.append(f"{owner}.torque")
             elif spec is not None and spec.kind == "translation_driver":
                 out.append(f"{owner}.force")
-            elif spec is not None and spec.kind in ("spherical", "revolute", "universal", "fixed"):
+            elif spec is not None and spec.kind != "marker":
                 out.append(f"{owner}.reaction")
         return out
 
@@ -140,10 +140,26 @@ class Result:
             if what in ("torque", "force") and spec.kind.endswith("driver"):
                 return -lam[:, 0]
             if what == "reaction":
-                kind = next(b.kind for b in spec.bodies if b is not GROUND)
-                k = 3 if kind is SpatialKind else 2
-                return -lam[:, :k]  # force of the joint on body j, global axes
+                return self._reaction(spec, sys.owner_equations[owner])
         raise KeyError(f"no output named {name!r}; available: {', '.join(self.names())}")
+
+    def _reaction(self, spec, rows):
+        """Force of the joint on body j (on body i, negated, if j is ground), global axes.
+
+        The constraint force on a body is −Φ_qᵀλ; its translational components (the
+        body's centre-of-mass coordinates) are the net force, whatever the joint type and
+        whichever of its equations were removed as redundant.
+        """
+        sys = self.system
+        body, sign = (spec.bodies[1], 1.0) if spec.bodies[1] is not GROUND else (spec.bodies[0], -1.0)
+        s = sys.body_slice(body)
+        k = 3 if body.kind is SpatialKind else 2
+        out = np.empty((len(self.t), 3))
+        out[:, 2] = 0.0
+        for i, (t, q, lam) in enumerate(zip(self.t, self.q, self.lam)):
+            Jq = sys.constraint_jacobian(sys.extend(q), t)[rows][:, s]
+            out[i, :k] = -sign * (Jq.T @ lam[rows])[:k]
+        return out
 
     def _marker(self, spec, what):
         """Position or velocity of a body-fixed point, from the stored q and q'."""
