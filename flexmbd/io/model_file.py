@@ -449,8 +449,7 @@ class LoadedModel:
             with warnings.catch_warnings(), np.errstate(all="ignore"):
                 warnings.simplefilter("ignore", RuntimeWarning)
                 state, report = initial_state(system, 0.0, s.assemble, s.linear_solver)
-                self._check_removed(system, state.q)
-        except AssemblyError as exc:
+        except (AssemblyError, ModelError) as exc:  # ModelError: contradictory redundant equations
             raise self.engine_error(exc, "inconsistent initial conditions: ") from None
         except ExpressionError as exc:
             raise self.error(f"a time function cannot be evaluated at t = 0: {exc}") from None
@@ -472,27 +471,6 @@ class LoadedModel:
             if given and np.linalg.norm(dv) > 1e-9 * max(1.0, float(np.linalg.norm(system.v0))):
                 self.warn("the initial velocities do not satisfy the constraints; they were projected onto them")
         return state
-
-    def _check_removed(self, system, q, tol=1e-8):
-        """Redundant equations were dropped because their Jacobian rows depend on others;
-        if they are not satisfied in the assembled configuration they conflict: an error."""
-        removed = set(getattr(system, "removed_equations", []))
-        if not removed:
-            return
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            try:
-                full = self.model.freeze(redundancy="keep")
-                phi = full.constraints(full.extend(q), 0.0)
-            except Exception:  # noqa: BLE001 - the check is best effort
-                return
-        for k, key in enumerate(zip(full.equation_owner, full.equation_label)):
-            if key in removed and abs(phi[k]) > tol:
-                owner, label = key
-                raise self.error(f"inconsistent initial conditions: {owner!r} ({label}) cannot be satisfied "
-                                 f"together with the other joints (its residual is {abs(phi[k]):.3g}); its equation "
-                                 "depends on theirs, so it can only repeat them, not add to them",
-                                 self.paths.get(owner, ()))
 
     def _check_outputs(self, system):
         from ..results import Result
