@@ -164,12 +164,12 @@ def _local(body, point):
 def system_geometry(system):
     """What the pictures need, from a System: boxes, lines (springs, distances), markers."""
     from ..bodies.rigid import GROUND
-    from ..kinds import SpatialKind
+    from ..kinds import PlanarKind
 
     model = system.model
     half, axes = [], []
     for b in model.bodies:
-        if b.kind is SpatialKind:
+        if b.kind is not PlanarKind:
             hb, ab = box_half_extents(b.mass, b.inertia)
         else:  # planar: a square plate in x-y with I_z = m (a² + b²)/3
             s = np.sqrt(1.5 * float(b.inertia[2, 2]) / b.mass)
@@ -306,7 +306,7 @@ class ResultWriter:
         self._set_status("running", "running (or the writer stopped without closing the file)")
         rows_per_chunk = max(1, min(self.chunk, (1 << 20) // (8 * max(n, m, 1))))
         for k in ARRAYS:
-            width = {"t": None, "lam": m}.get(k, n)
+            width = {"t": None, "lam": m, "q": getattr(system, "n_q", n)}.get(k, n)
             shape, maxshape = ((0,), (None,)) if width is None else ((0, width), (None, width))
             chunks = (rows_per_chunk,) if width is None else ((rows_per_chunk, width) if width else True)
             ds = f.create_dataset(k, shape=shape, maxshape=maxshape, dtype="f8", chunks=chunks)
