@@ -201,12 +201,12 @@ class System:
                 v[o + 3:o + 6] = rotation_matrix(b.orientation).T @ b.angular_velocity  # Ω = Aᵀ ω
             elif b.kind is SpatialKind:
                 p = b.orientation
-                q[o:o + 3], q[o + 3:o + 7] = b.position, p
+                q[oc:oc + 3], q[oc + 3:oc + 7] = b.position, p
                 from .rotations import E_matrix
                 v[o:o + 3] = b.velocity
                 v[o + 3:o + 7] = 0.5 * E_matrix(p).T @ b.angular_velocity  # ṗ = ½ Eᵀ ω
             else:
-                q[o:o + 3] = [b.position[0], b.position[1], b.orientation[0]]
+                q[oc:oc + 3] = [b.position[0], b.position[1], b.orientation[0]]
                 v[o:o + 3] = [b.velocity[0], b.velocity[1], b.angular_velocity[2]]
         return q, v
 
