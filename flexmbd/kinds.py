@@ -98,6 +98,23 @@ class RotationKind:
         out[..., 3:7] = p / np.linalg.norm(p, axis=-1, keepdims=True)
         return out
 
+    @staticmethod
+    def tangent(dv):
+        """T(Δ) (N, 6, 6) with q ⊕ (Δ + δ) = (q ⊕ Δ) ⊕ (T(Δ) δ) to first order in δ:
+        identity on ΔR, the right-trivialised tangent of exp on Δθ,
+        T(θ) = I − (1 − cos a)/a² θ̃ + (a − sin a)/a³ θ̃²,  a = |θ|."""
+        th = np.asarray(dv, dtype=float).reshape(-1, 6)[:, 3:6]
+        a = np.linalg.norm(th, axis=1)
+        small = a < 1e-4
+        a_ = np.where(small, 1.0, a)
+        c1 = np.where(small, 0.5 - a * a / 24.0, (1.0 - np.cos(a_)) / a_**2)
+        c2 = np.where(small, 1.0 / 6.0 - a * a / 120.0, (a_ - np.sin(a_)) / a_**3)
+        S = skew(th)
+        T = np.zeros((len(th), 6, 6))
+        T[:, :3, :3] = np.eye(3)
+        T[:, 3:, 3:] = np.eye(3) - c1[:, None, None] * S + c2[:, None, None] * (S @ S)
+        return T
+
 
 KINDS = {"spatial": SpatialKind, "planar": PlanarKind, "spatial-lie": RotationKind}
 

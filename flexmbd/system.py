@@ -509,19 +509,44 @@ class System:
     def gamma(self, qe, ve, t):
         return np.concatenate([g.gamma(qe, ve, t) for g in self.constraint_groups]) if self.m else np.zeros(0)
 
+    def _tangent_maps(self, delta):
+        """For q = q_b ⊕ Δ: a function right-multiplying a group's blocks (columns in
+        increment space) by the tangent operator T(Δ) of its Lie-group bodies."""
+        if delta is None or self.additive:
+            return None
+        nv = max(k.nv for k, _, _ in self._lie)
+        Text = np.broadcast_to(np.eye(nv), (self.n_ext, nv, nv)).copy()
+        for kind, _, vi in self._lie:
+            Text[vi[:, 0], :kind.nv, :kind.nv] = kind.tangent(delta[vi])
+
+        def right(g, B):
+            kind = getattr(g, "kind", None)
+            if kind is None or kind.nq == kind.nv:
+                return B
+            k = kind.nv
+            Tg = Text[g.dof_index[:, ::k]][:, :, :k, :k]                  # (n_el, bodies, k, k)
+            n_el, r = B.shape[0], B.shape[1]
+            Bb = B.reshape(n_el, r, -1, k)
+            return np.einsum("erbj,ebji->erbi", Bb, Tg).reshape(B.shape)
+        return right
+
     def evaluate(self, q, v, a, lam, t, *, cM=1.0, cD=0.0, cK=0.0, terms=frozenset(JACOBIAN_TERMS),
-                 load_factor=1.0, matrix=True):
+                 load_factor=1.0, matrix=True, tangent=None):
         """Residual F (n,), constraints Φ (m,) and, if asked, the Newton matrix
         (a dense array for small systems, else CSR with the fixed pattern).
 
         F = M a + Q_v − Q + Φ_qᵀ λ;  matrix = [[c_M M + c_D ∂F/∂q' + c_K ∂F/∂q, Φ_qᵀ], [Φ_q, 0]].
-        Group contributions are concatenated in a fixed order and summed with one
-        ``bincount`` each for the vector and the matrix (index maps from the pattern).
+        ∂F/∂q and Φ_q are derivatives along increments at q.  If q = q_b ⊕ Δ and the
+        unknowns move Δ, pass ``tangent=Δ``: their columns are then multiplied by the
+        tangent operator T(Δ) of Lie-group bodies, giving ∂/∂Δ exactly (no effect for
+        vector kinds).  Group contributions are concatenated in a fixed order and summed
+        with one ``bincount`` each for the vector and the matrix (index maps from the pattern).
         """
         qe, ve = self.extend(q), self.extend_velocity(v)
         ae = self.extend_velocity(a)
         Phi = np.empty(self.m)
         vecs, blocks, jac_blocks = [], [], []
+        right = self._tangent_maps(tangent) if matrix else None
         for g in self.body_groups:
             qb, vb, ab = qe[g.config_index], ve[g.dof_index], ae[g.dof_index]
             Fi, K, D, M = g.inertia_force(qb, vb, ab, jacobians=matrix)
@@ -529,13 +554,15 @@ class System:
             if matrix:
                 blk = cM * M
                 if "inertia" in terms:
-                    blk += cK * K + cD * D
+                    blk += cK * (K if right is None else right(g, K)) + cD * D
                 blocks.append(blk.ravel())
         for g in self.force_groups:
             Q, K, D = g.evaluate(qe, ve, t, jacobians=matrix)
             scale = load_factor if g.is_load else 1.0
             vecs.append(-scale * Q.ravel())
             if matrix:
+                if right is not None and K is not None:
+                    K = right(g, K)
                 stiff = K is not None and g.stiffness_term in terms
                 damp = D is not None and g.damping_term in terms
                 if stiff and damp:
@@ -554,13 +581,16 @@ class System:
             Phi[off:off + len(g)] = phi
             vecs.append((Jq * lg[:, None]).ravel())
             if matrix:
+                if want_h and right is not None:
+                    H = right(g, H)
                 blocks.append((cK * H).ravel() if want_h else np.zeros(g.dof_index.size * g.dof_index.shape[1]))
-                jac_blocks.append(Jq.ravel())
+                JT = Jq if right is None else right(g, Jq[:, None, :])[:, 0, :]
+                jac_blocks.append((JT.ravel(), Jq.ravel()))
         F = np.bincount(self._vec_index, weights=np.concatenate(vecs), minlength=self.n + 1)[: self.n]
         if not matrix:
             return F, Phi, None
-        for jb in jac_blocks:
-            blocks += [jb, jb]
+        for jl, ju in jac_blocks:
+            blocks += [jl, ju]        # Φ_q T (lower left), Φ_qᵀ (upper right)
         return F, Phi, self._scatter_matrix(np.concatenate(blocks))
 
     # ======================================================= energies, output

@@ -99,6 +99,7 @@ def test_heavy_top_rotation_vector_matches_euler_parameters():
             com[par, h] = res["top.position"]
             err[par, h] = np.max(np.linalg.norm(com[par, h] - ref.com, axis=1)) / C.TOP_COM
             assert C.position_constraint_violation(res) < 1e-9
+            assert res.max_iterations() <= 3  # the Newton matrix carries T(Δ)
     for par in PARS:  # both second order against the Euler-angle ODE
         assert 3.5 < err[par, 2e-3] / err[par, 1e-3] < 4.5, err
         assert err[par, 1e-3] < 5e-3, err
@@ -239,3 +240,37 @@ def test_static_equilibrium_with_rotation_vector_bodies():
             assert np.isclose(np.linalg.norm(r.q[-1][3:7]), 1.0)
     assert out["rotation"][2] < -0.5  # it hangs down
     np.testing.assert_allclose(out["rotation"], out["quaternion"], atol=1e-9)
+
+
+def test_newton_matrix_with_tangent_operator_is_the_derivative_along_the_unknown_increment():
+    """q = q_b ⊕ Δ: with tangent=Δ the K part and Φ_q are ∂F/∂Δ, ∂Φ/∂Δ (T(Δ) included)."""
+    from flexmbd.system import System
+
+    rng = np.random.default_rng(5)
+    d = 0.4 * rng.standard_normal(6)
+    T = RotationKind.tangent(d)[0]
+    eps = 1e-6
+    q = RotationKind.increment(np.r_[0.1, 0, 0, 1, 0, 0, 0], rng.standard_normal(6))
+    for j in range(6):  # q ⊕ (Δ + δ) = (q ⊕ Δ) ⊕ T(Δ) δ
+        e = np.zeros(6)
+        e[j] = eps
+        np.testing.assert_allclose(RotationKind.increment(q, d + e),
+                                   RotationKind.increment(RotationKind.increment(q, d), T @ e), atol=1e-11)
+    sys = System(C.spatial_double_pendulum(parameterization="rotation"), redundancy="keep")
+    n = sys.n
+    qb = sys.q0
+    delta = 0.5 * rng.standard_normal(n)
+    v, acc, lam = rng.standard_normal(n), rng.standard_normal(n), rng.standard_normal(sys.m)
+    A = sys.evaluate(sys.increment(qb, delta), v, acc, lam, 0.0, cM=0, cD=0, cK=1, tangent=delta)[2]
+    A = A.toarray() if hasattr(A, "toarray") else A
+    num = np.zeros((n + sys.m, n))
+    for j in range(n):
+        e = np.zeros(n)
+        e[j] = eps
+        fp = np.concatenate(sys.evaluate(sys.increment(qb, delta + e), v, acc, lam, 0.0, matrix=False)[:2])
+        fm_ = np.concatenate(sys.evaluate(sys.increment(qb, delta - e), v, acc, lam, 0.0, matrix=False)[:2])
+        num[:, j] = (fp - fm_) / (2 * eps)
+    assert np.max(np.abs(A[:, :n] - num)) <= 1e-6 * np.max(np.abs(num))
+    # Φ_qᵀ (upper right) is ∂F/∂λ: no tangent operator there
+    Jq = sys.constraint_jacobian(sys.extend(sys.increment(qb, delta)), 0.0).toarray()
+    np.testing.assert_allclose(A[:n, n:], Jq.T, atol=1e-12)

@@ -116,7 +116,7 @@ def static_equilibrium(model, load_steps=10, tol=1e-7, max_iter=50, jacobian="fu
     newton = NewtonSolver(tol, max_iter, "newton", "residual", linear_solver)
     # Vector kinds: the unknowns are q itself.  Lie-group kinds (n_q ≠ n): the unknowns
     # are an increment Δ from a base configuration, q = base ⊕ Δ, rebased after each
-    # load step (the Newton matrix is ∂F/∂Δ at the iterate, without the tangent operator).
+    # load step (the Newton matrix carries the tangent operator T(Δ), so it is ∂F/∂Δ).
     base = {"q": q}
 
     def config(x):
@@ -125,7 +125,7 @@ def static_equilibrium(model, load_steps=10, tol=1e-7, max_iter=50, jacobian="fu
     def problem(s):
         def residual(x, matrix):
             F, Phi, A = system.evaluate(config(x), zeros, zeros, x[n:], time, cM=0.0, cD=0.0, cK=1.0, terms=terms,
-                                        load_factor=s, matrix=matrix)
+                                        load_factor=s, matrix=matrix, tangent=None if system.additive else x[:n])
             r = np.r_[F, Phi]
             return r, r, A
         return residual
