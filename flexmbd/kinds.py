@@ -1,23 +1,28 @@
 """Coordinate kinds of bodies and vectorised marker kinematics.
 
-A *kind* says how many coordinates a body owns, what ground looks like in them, how an
-increment is applied (``increment``), and how a marker — a point or a direction fixed
-on the body — depends on those coordinates.  Elements (joints, springs, loads) only see
+A *kind* says how many configuration coordinates a body owns (``nq``), how many
+increment/velocity coordinates (``nv``), what ground looks like in them, how an
+increment is applied (``increment``, the node's state increment q ⊕ Δ), and how a
+marker — a point or a direction fixed on the body — depends on its configuration.
+For vector kinds nq = nv and q ⊕ Δ = q + Δ; a kind on a Lie group (``RotationKind``)
+has nv < nq and a multiplicative update.  Elements (joints, springs, loads) only see
 markers, so one spring or joint serves every kind (DESIGN.md, "markers").
 
 For a batch of N markers, :class:`MarkerSet` returns
     x   (N, 3)        position of a point / a body-fixed direction in the global frame
-    J   (N, 3, nq)    ∂x/∂q_body
-and the exact second-derivative terms the Newton matrix needs:
-    contract(g)   (N, nq, nq)  Σ_i g_i ∂²x_i/∂q²        (for ∂(Jᵀ g)/∂q, P1 appendix)
-    dJv(v)        (N, 3, nq)   ∂(J v)/∂q                 (velocity-dependent forces)
+    J   (N, 3, nv)    ∂x(q ⊕ Δ)/∂Δ at Δ = 0 (= ∂x/∂q for vector kinds)
+and the exact second-derivative terms the Newton matrix needs, all derivatives along
+increments (∂/∂Δ at Δ = 0):
+    contract(g)   (N, nv, nv)  ∂(Jᵀ g)/∂Δ, g fixed       (= Σ_i g_i ∂²x_i/∂q² for vector kinds)
+    dJv(v)        (N, 3, nv)   ∂(J v)/∂Δ                 (velocity-dependent forces)
+For Lie-group kinds contract need not be symmetric.
 Marker types: ZERO (x = 0), POINT (x = R + A u), VECTOR (x = A u), CONSTANT (x = u).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .rotations import CHAT
+from .rotations import CHAT, rotation_matrix, skew
 
 ZERO, POINT, VECTOR, CONSTANT = 0, 1, 2, 3
 
@@ -31,6 +36,8 @@ class SpatialKind:
 
     name = "spatial"
     nq = 7
+    nv = 7
+    compiled = True  # numba kernels exist for this kind
     ground_q = np.array([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
 
     @staticmethod
@@ -43,6 +50,8 @@ class PlanarKind:
 
     name = "planar"
     nq = 3
+    nv = 3
+    compiled = True
     ground_q = np.zeros(3)
 
     @staticmethod
@@ -50,7 +59,64 @@ class PlanarKind:
         return q + dq
 
 
-KINDS = {"spatial": SpatialKind, "planar": PlanarKind}
+def quaternion_product(p, r):
+    """Hamilton product p ⊗ r of (..., 4) quaternions [w, x, y, z]: A(p ⊗ r) = A(p) A(r)."""
+    p0, pv, r0, rv = p[..., :1], p[..., 1:], r[..., :1], r[..., 1:]
+    w = p0 * r0 - np.sum(pv * rv, axis=-1, keepdims=True)
+    v = p0 * rv + r0 * pv + np.cross(pv, rv)
+    return np.concatenate([w, v], axis=-1)
+
+
+def quaternion_exp(theta):
+    """Unit quaternion of the rotation vector θ (..., 3): [cos(|θ|/2), sin(|θ|/2) θ/|θ|]."""
+    a = np.linalg.norm(theta, axis=-1, keepdims=True)
+    return np.concatenate([np.cos(0.5 * a), 0.5 * np.sinc(a / (2 * np.pi)) * theta], axis=-1)
+
+
+class RotationKind:
+    """Spatial rigid body on R³ × SO(3): q = [R (3), p (4) unit quaternion],
+    increments and velocities v = [Ṙ (3), Ω (3)] with Ω the body-frame angular velocity.
+
+    The increment (ΔR, Δθ) acts as R + ΔR, p ⊗ exp(Δθ) (right multiplication by the
+    body-frame rotation vector Δθ, result normalised), so there is no normalisation
+    constraint and the rotation block has 3 unknowns.  Groundwork for SE(3) beam nodes.
+    """
+
+    name = "spatial-lie"
+    nq = 7
+    nv = 6
+    compiled = False  # NumPy path only
+    ground_q = np.array([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
+
+    @staticmethod
+    def increment(q, dv):
+        q = np.asarray(q, dtype=float)
+        dv = np.asarray(dv, dtype=float)
+        out = np.empty(np.broadcast_shapes(q.shape, dv.shape[:-1] + (7,)))
+        out[..., :3] = q[..., :3] + dv[..., :3]
+        p = quaternion_product(q[..., 3:7], quaternion_exp(dv[..., 3:6]))
+        out[..., 3:7] = p / np.linalg.norm(p, axis=-1, keepdims=True)
+        return out
+
+    @staticmethod
+    def tangent(dv):
+        """T(Δ) (N, 6, 6) with q ⊕ (Δ + δ) = (q ⊕ Δ) ⊕ (T(Δ) δ) to first order in δ:
+        identity on ΔR, the right-trivialised tangent of exp on Δθ,
+        T(θ) = I − (1 − cos a)/a² θ̃ + (a − sin a)/a³ θ̃²,  a = |θ|."""
+        th = np.asarray(dv, dtype=float).reshape(-1, 6)[:, 3:6]
+        a = np.linalg.norm(th, axis=1)
+        small = a < 1e-4
+        a_ = np.where(small, 1.0, a)
+        c1 = np.where(small, 0.5 - a * a / 24.0, (1.0 - np.cos(a_)) / a_**2)
+        c2 = np.where(small, 1.0 / 6.0 - a * a / 120.0, (a_ - np.sin(a_)) / a_**3)
+        S = skew(th)
+        T = np.zeros((len(th), 6, 6))
+        T[:, :3, :3] = np.eye(3)
+        T[:, 3:, 3:] = np.eye(3) - c1[:, None, None] * S + c2[:, None, None] * (S @ S)
+        return T
+
+
+KINDS = {"spatial": SpatialKind, "planar": PlanarKind, "spatial-lie": RotationKind}
 
 
 class MarkerSet:
@@ -71,10 +137,27 @@ class MarkerSet:
 
     # ----------------------------------------------------------------- values
     def evaluate(self, qb):
-        """x (N,3) and J (N,3,nq) at body coordinates qb (N, nq)."""
+        """x (N,3) and J (N,3,nv) at body configurations qb (N, nq)."""
         if self.kind is SpatialKind:
             return self._evaluate_spatial(qb)
+        if self.kind is RotationKind:
+            return self._evaluate_lie(qb)
         return self._evaluate_planar(qb)
+
+    # --------------------------------------------------- rotation-vector kind
+    def _lie_parts(self, qb):
+        A = rotation_matrix(qb[:, 3:7])
+        ur = self.u * self.rot[:, None]
+        return A, ur
+
+    def _evaluate_lie(self, qb):
+        # x = R + A u;  δx = δR − A ũ δθ  (δA = A δθ~, body-frame increment)
+        A, ur = self._lie_parts(qb)
+        x = self.point[:, None] * qb[:, :3] + np.einsum("nij,nj->ni", A, ur) + self.const[:, None] * self.u
+        J = np.zeros((self.n, 3, 6))
+        J[:, 0, 0] = J[:, 1, 1] = J[:, 2, 2] = self.point
+        J[:, :, 3:] = -np.einsum("nij,njk->nik", A, skew(ur))
+        return x, J
 
     def _evaluate_spatial(self, qb):
         p = qb[:, 3:7]
@@ -106,9 +189,14 @@ class MarkerSet:
 
     # ------------------------------------------------------ second derivatives
     def contract(self, qb, g):
-        """Σ_i g_i ∂²x_i/∂q² for each marker: (N, nq, nq)."""
-        out = np.zeros((self.n, self.kind.nq, self.kind.nq))
-        if self.kind is SpatialKind:
+        """∂(Jᵀ g)/∂Δ for each marker (= Σ_i g_i ∂²x_i/∂q² for vector kinds): (N, nv, nv)."""
+        out = np.zeros((self.n, self.kind.nv, self.kind.nv))
+        if self.kind is RotationKind:
+            # Jᵀ g = [g; ũ Aᵀ g],  Aᵀ g → (I − Δθ~) Aᵀ g  ⇒  ∂/∂Δθ = ũ (Aᵀ g)~
+            A, ur = self._lie_parts(qb)
+            b = np.einsum("nji,nj->ni", A, g)
+            out[:, 3:, 3:] = np.einsum("nij,njk->nik", skew(ur), skew(b))
+        elif self.kind is SpatialKind:
             out[:, 3:, 3:] = 2.0 * np.einsum("ni,nijk->njk", g, self.Cu)
         else:
             Au, _ = self._planar_rotated(qb[:, 2])
@@ -116,9 +204,14 @@ class MarkerSet:
         return out
 
     def dJv(self, qb, vb):
-        """∂(J v)/∂q for each marker: (N, 3, nq)."""
-        out = np.zeros((self.n, 3, self.kind.nq))
-        if self.kind is SpatialKind:
+        """∂(J v)/∂Δ for each marker: (N, 3, nv)."""
+        out = np.zeros((self.n, 3, self.kind.nv))
+        if self.kind is RotationKind:
+            # J v = Ṙ + A (Ω × u),  A → A exp(Δθ~)  ⇒  ∂/∂Δθ = −A (Ω × u)~
+            A, ur = self._lie_parts(qb)
+            c = np.cross(vb[:, 3:6], ur)
+            out[:, :, 3:] = -np.einsum("nij,njk->nik", A, skew(c))
+        elif self.kind is SpatialKind:
             out[:, :, 3:] = 2.0 * np.einsum("nijk,nj->nik", self.Cu, vb[:, 3:7])
         else:
             Au, _ = self._planar_rotated(qb[:, 2])

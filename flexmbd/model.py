@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .bodies.rigid import GROUND, Body, Ground
-from .kinds import PlanarKind, SpatialKind
+from .kinds import PlanarKind, RotationKind, SpatialKind
 from .rotations import quaternion_from_axis_angle, quaternion_from_matrix, rotation_matrix
 from .timefunctions import ConstantSpeed, as_time_function
 
@@ -91,12 +91,20 @@ class Model:
 
     # ------------------------------------------------------------ bodies
     def rigid_body(self, name=None, *, mass, inertia, position=(0, 0, 0), orientation=None,
-                   velocity=(0, 0, 0), angular_velocity=(0, 0, 0)) -> Body:
-        """A spatial rigid body with Euler parameters (P1, N = 7).
+                   velocity=(0, 0, 0), angular_velocity=(0, 0, 0), parameterization="quaternion") -> Body:
+        """A spatial rigid body.
 
         ``inertia``: principal moments (3,) or the 3×3 tensor about the centre of mass in
         body axes; ``orientation``: 3×3 rotation matrix or Euler parameters (4,).
+        ``parameterization``: ``"quaternion"`` (default; P1's Euler parameters in R⁴ with the
+        normalisation constraint, kind ``spatial``) or ``"rotation"`` (unit quaternion
+        updated multiplicatively by body-frame rotation-vector increments, velocities
+        [Ṙ, Ω] with Ω in body axes, no normalisation constraint; kind ``spatial-lie``).
+        Joints and force elements connect bodies of the same kind only.
         """
+        kinds = {"quaternion": SpatialKind, "rotation": RotationKind}
+        if parameterization not in kinds:
+            raise ModelError(f"parameterization must be 'quaternion' or 'rotation', got {parameterization!r}")
         name = self._name(name, "body")
         what = f"body {name!r}"
         mass = float(mass)
@@ -117,7 +125,7 @@ class Model:
                 p = o / np.linalg.norm(o)
             else:
                 raise ModelError(f"{what}: orientation must be a 3×3 matrix or 4 Euler parameters")
-        b = Body(name, SpatialKind, mass, J, _vec(position, 3, f"{what} position"), p,
+        b = Body(name, kinds[parameterization], mass, J, _vec(position, 3, f"{what} position"), p,
                  _vec(velocity, 3, f"{what} velocity"), _vec(angular_velocity, 3, f"{what} angular_velocity"))
         b.index = len(self.bodies)
         self.bodies.append(b)
@@ -372,7 +380,7 @@ def body_rotation(body) -> np.ndarray:
     """Initial rotation matrix of a body (identity for ground)."""
     if body is GROUND:
         return np.eye(3)
-    if body.kind is SpatialKind:
+    if body.kind is not PlanarKind:
         return rotation_matrix(body.orientation)
     c, s = np.cos(body.orientation[0]), np.sin(body.orientation[0])
     return np.array([[c, -s, 0], [s, c, 0], [0, 0, 1.0]])

@@ -7,8 +7,8 @@ import numpy as np
 
 from .bodies.rigid import GROUND
 from .forces.loads import PointForceGroup, TorqueGroup
-from .kinds import SpatialKind
-from .rotations import E_matrix
+from .kinds import PlanarKind, RotationKind, SpatialKind
+from .rotations import E_matrix, rotation_matrix
 
 STAT_FIELDS = ("iterations", "refreshes", "factorizations", "seconds", "substeps")
 
@@ -110,9 +110,10 @@ class Result:
         owner, _, what = name.rpartition(".")
         for b in sys.model.bodies:
             if b.name == owner:
-                s = sys.body_slice(b)
-                q, v = self.q[:, s], self.v[:, s]
-                spatial = b.kind is SpatialKind
+                q, v = self.q[:, sys.config_slice(b)], self.v[:, sys.body_slice(b)]
+                spatial = b.kind is not PlanarKind
+                if what == "angular_velocity" and b.kind is RotationKind:
+                    return np.einsum("nij,nj->ni", rotation_matrix(q[:, 3:7]), v[:, 3:6])  # ω = A Ω
                 if what == "position":
                     return q[:, :3] if spatial else np.c_[q[:, :2], np.zeros(len(q))]
                 if what == "velocity":
@@ -153,7 +154,7 @@ class Result:
         sys = self.system
         body, sign = (spec.bodies[1], 1.0) if spec.bodies[1] is not GROUND else (spec.bodies[0], -1.0)
         s = sys.body_slice(body)
-        k = 3 if body.kind is SpatialKind else 2
+        k = 3 if body.kind is not PlanarKind else 2
         out = np.empty((len(self.t), 3))
         out[:, 2] = 0.0
         for i, (t, q, lam) in enumerate(zip(self.t, self.q, self.lam)):
@@ -168,9 +169,9 @@ class Result:
 
         b = spec.bodies[0]
         u = body_rotation(b).T @ (spec.data["at"] - b.position)
-        s = self.system.body_slice(b)
+        sc, s = self.system.config_slice(b), self.system.body_slice(b)
         ms = MarkerSet(b.kind, np.tile(u, (len(self.t), 1)), np.full(len(self.t), POINT))
-        x, J = ms.evaluate(self.q[:, s])
+        x, J = ms.evaluate(self.q[:, sc])
         return x if what == "position" else np.einsum("nij,nj->ni", J, self.v[:, s])
 
     def _energy(self):

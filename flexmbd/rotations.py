@@ -20,15 +20,11 @@ import numpy as np
 def skew(v):
     """Cross-product matrix ṽ with ṽ w = v × w (works on (..., 3) arrays)."""
     v = np.asarray(v, dtype=float)
-    z = np.zeros(v.shape[:-1])
-    return np.stack(
-        [
-            np.stack([z, -v[..., 2], v[..., 1]], -1),
-            np.stack([v[..., 2], z, -v[..., 0]], -1),
-            np.stack([-v[..., 1], v[..., 0], z], -1),
-        ],
-        -2,
-    )
+    out = np.zeros(v.shape[:-1] + (3, 3))
+    out[..., 0, 1], out[..., 0, 2] = -v[..., 2], v[..., 1]
+    out[..., 1, 0], out[..., 1, 2] = v[..., 2], -v[..., 0]
+    out[..., 2, 0], out[..., 2, 1] = -v[..., 1], v[..., 0]
+    return out
 
 
 def rotation_matrix(p):

@@ -1,9 +1,16 @@
 """The frozen model: coordinate layout, element groups and sparse assembly.
 
-The layout gives every body a slice of the coordinate vector q (n entries).  Ground's
-fixed coordinates follow at the end of an *extended* vector q_e, so elements attached to
-ground are evaluated exactly like the others and their ground rows are dropped when
-scattering.  Every group returns dense per-element blocks; they are scattered into one
+The layout keeps a body's configuration apart from its increments: every body has a
+slice of the configuration vector q (n_q entries, ``config_offsets``) and a slice of the
+velocity/increment vector (n entries, ``offsets``); for vector kinds the two coincide,
+for Lie-group kinds (:class:`~flexmbd.kinds.RotationKind`) nv < nq.  Residual rows,
+Newton-matrix columns, velocities and accelerations live in increment space; the
+configuration is only updated through :meth:`System.increment` (q ⊕ Δ, per kind).
+Ground's fixed coordinates follow at the end of *extended* vectors (``extend`` for
+configurations, ``extend_velocity`` for velocities), so elements attached to ground are
+evaluated exactly like the others and their ground rows are dropped when scattering.
+Every group gathers its configurations with ``config_index`` and owns rows/columns
+``dof_index``.  Every group returns dense per-element blocks; they are scattered into one
 preallocated CSC matrix through an index map computed once (the sparsity pattern).
 
 The Newton matrix of every solver has the form
@@ -22,14 +29,14 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
-from .bodies.rigid import GROUND, PlanarBodyGroup, SpatialBodyGroup
+from .bodies.rigid import GROUND, PlanarBodyGroup, RotationBodyGroup, SpatialBodyGroup
 from .constraints import joints as J
 from .constraints.dot import DotConstraintGroup, TimeLaw, angle_law, offset_law
 from .constraints.normalization import NormalizationGroup
 from .forces.loads import GravityGroup, PointForceGroup, TorqueGroup
 from .forces.spring_damper import SpringDamperGroup
 from .forces.rotational_spring import RotationalSpringDamperGroup
-from .kinds import PlanarKind, SpatialKind
+from .kinds import PlanarKind, RotationKind, SpatialKind
 from .linalg import DENSE_LIMIT
 from .model import ModelError, body_position, body_rotation
 
@@ -63,7 +70,13 @@ def jacobian_terms(spec) -> frozenset:
     return out
 
 
-COORD_NAMES = {"spatial": ("x", "y", "z", "e0", "e1", "e2", "e3"), "planar": ("x", "y", "theta")}
+COORD_NAMES = {"spatial": ("x", "y", "z", "e0", "e1", "e2", "e3"), "planar": ("x", "y", "theta"),
+               "spatial-lie": ("x", "y", "z", "e0", "e1", "e2", "e3")}
+#: names of the velocity/increment coordinates (rows of the equations of motion)
+VELOCITY_NAMES = {"spatial": COORD_NAMES["spatial"], "planar": COORD_NAMES["planar"],
+                  "spatial-lie": ("x", "y", "z", "theta_x", "theta_y", "theta_z")}
+#: every kind, in the order of their ground slots in the extended vectors
+KIND_ORDER = (SpatialKind, PlanarKind, RotationKind)
 
 
 class System:
@@ -73,23 +86,44 @@ class System:
         if not bodies:
             raise ModelError("the model has no bodies")
         # ------------------------------------------------------------- layout
-        self.offsets = np.zeros(len(bodies), dtype=int)
-        n = 0
+        self.offsets = np.zeros(len(bodies), dtype=int)          # velocity/increment space
+        self.config_offsets = np.zeros(len(bodies), dtype=int)   # configuration space
+        n = nc = 0
         for b in bodies:
-            self.offsets[b.index] = n
-            n += b.kind.nq
-        self.n = n
-        self.ground_offset = {SpatialKind: n, PlanarKind: n + SpatialKind.nq}
-        self.n_ext = n + SpatialKind.nq + PlanarKind.nq
+            self.offsets[b.index], self.config_offsets[b.index] = n, nc
+            n += b.kind.nv
+            nc += b.kind.nq
+        self.n, self.n_q = n, nc
+        self.ground_offset, self.ground_config_offset = {}, {}
+        for kind in KIND_ORDER:
+            self.ground_offset[kind], self.ground_config_offset[kind] = n, nc
+            n += kind.nv
+            nc += kind.nq
+        self.n_ext, self.n_q_ext = n, nc
+        self._ground_q = np.concatenate([k.ground_q for k in KIND_ORDER])
         self.coordinate_names = [f"{b.name}.{c}" for b in bodies for c in COORD_NAMES[b.kind.name]]
+        self.velocity_names = [f"{b.name}.{c}" for b in bodies for c in VELOCITY_NAMES[b.kind.name]]
+        self.additive = all(b.kind.nq == b.kind.nv for b in bodies)
+        if not self.additive:
+            vec = [b for b in bodies if b.kind.nq == b.kind.nv]
+            self._add_q = np.concatenate([self.config_dofs(b) for b in vec]) if vec else np.zeros(0, int)
+            self._add_v = np.concatenate([self.dofs(b) for b in vec]) if vec else np.zeros(0, int)
+            self._lie = []
+            for kind in KIND_ORDER:
+                bs = [b for b in bodies if b.kind is kind and kind.nq != kind.nv]
+                if bs:
+                    self._lie.append((kind, np.array([self.config_dofs(b) for b in bs]),
+                                      np.array([self.dofs(b) for b in bs])))
         self.q0, self.v0 = self._initial_state()
 
         # ------------------------------------------------------------- groups
         self.body_groups = []
-        for kind, cls in ((SpatialKind, SpatialBodyGroup), (PlanarKind, PlanarBodyGroup)):
+        for kind, cls in ((SpatialKind, SpatialBodyGroup), (PlanarKind, PlanarBodyGroup),
+                          (RotationKind, RotationBodyGroup)):
             bs = [b for b in bodies if b.kind is kind]
             if bs:
-                self.body_groups.append(cls(bs, [self.dofs(b, kind) for b in bs]))
+                self.body_groups.append(cls(bs, [self.dofs(b, kind) for b in bs],
+                                            [self.config_dofs(b, kind) for b in bs]))
         self.force_groups = self._force_groups()
         self.constraint_groups = self._constraint_groups()
         self.removed_equations = []
@@ -103,45 +137,76 @@ class System:
 
     # ================================================================ layout
     def dofs(self, body, kind=None):
-        """Indices of a body's coordinates in the extended vector (ground's fixed slots)."""
+        """Indices of a body's velocity/increment coordinates in the extended velocity vector
+        (ground's fixed slots for GROUND)."""
         if body is GROUND:
-            return self.ground_offset[kind] + np.arange(kind.nq)
-        return self.offsets[body.index] + np.arange(body.kind.nq)
+            return self.ground_offset[kind] + np.arange(kind.nv)
+        return self.offsets[body.index] + np.arange(body.kind.nv)
+
+    def config_dofs(self, body, kind=None):
+        """Indices of a body's configuration coordinates in the extended configuration vector."""
+        if body is GROUND:
+            return self.ground_config_offset[kind] + np.arange(kind.nq)
+        return self.config_offsets[body.index] + np.arange(body.kind.nq)
 
     def extend(self, q):
-        qe = np.empty(self.n_ext)
-        qe[: self.n] = q
-        qe[self.n: self.n + 7] = SpatialKind.ground_q
-        qe[self.n + 7:] = PlanarKind.ground_q
+        """Configuration q (n_q) with ground's fixed configurations appended (n_q_ext)."""
+        qe = np.empty(self.n_q_ext)
+        qe[: self.n_q] = q
+        qe[self.n_q:] = self._ground_q
         return qe
 
     def extend_velocity(self, v):
+        """Velocity-space vector v (n) with ground's zero entries appended (n_ext)."""
         ve = np.zeros(self.n_ext)
         ve[: self.n] = v
         return ve
 
     def increment(self, q, dq):
-        """Apply an increment (the state_increment of each node kind; all additive here)."""
-        return q + dq
+        """q ⊕ Δq: each kind's state increment applied to its bodies (vectorised per kind).
+
+        q has n_q entries, Δq (velocity/increment space) n; vector kinds add."""
+        if self.additive:
+            return q + dq
+        out = np.empty_like(q)
+        out[self._add_q] = q[self._add_q] + dq[self._add_v]
+        for kind, ci, vi in self._lie:
+            out[ci] = kind.increment(q[ci], dq[vi])
+        return out
+
+    def _body(self, body):
+        return self.model.body(body) if isinstance(body, str) else body
 
     def body_slice(self, body):
-        o = self.offsets[self.model.body(body).index if isinstance(body, str) else body.index]
-        b = self.model.body(body) if isinstance(body, str) else body
+        """The body's slice of velocity/increment-space vectors (v, a, residual rows)."""
+        b = self._body(body)
+        o = self.offsets[b.index]
+        return slice(o, o + b.kind.nv)
+
+    def config_slice(self, body):
+        """The body's slice of the configuration vector q."""
+        b = self._body(body)
+        o = self.config_offsets[b.index]
         return slice(o, o + b.kind.nq)
 
     def _initial_state(self):
-        q = np.zeros(self.n)
+        q = np.zeros(self.n_q)
         v = np.zeros(self.n)
         for b in self.model.bodies:
-            o = self.offsets[b.index]
-            if b.kind is SpatialKind:
+            o, oc = self.offsets[b.index], self.config_offsets[b.index]
+            if b.kind is RotationKind:
+                from .rotations import rotation_matrix
+                q[oc:oc + 3], q[oc + 3:oc + 7] = b.position, b.orientation
+                v[o:o + 3] = b.velocity
+                v[o + 3:o + 6] = rotation_matrix(b.orientation).T @ b.angular_velocity  # Ω = Aᵀ ω
+            elif b.kind is SpatialKind:
                 p = b.orientation
-                q[o:o + 3], q[o + 3:o + 7] = b.position, p
+                q[oc:oc + 3], q[oc + 3:oc + 7] = b.position, p
                 from .rotations import E_matrix
                 v[o:o + 3] = b.velocity
                 v[o + 3:o + 7] = 0.5 * E_matrix(p).T @ b.angular_velocity  # ṗ = ½ Eᵀ ω
             else:
-                q[o:o + 3] = [b.position[0], b.position[1], b.orientation[0]]
+                q[oc:oc + 3] = [b.position[0], b.position[1], b.orientation[0]]
                 v[o:o + 3] = [b.velocity[0], b.velocity[1], b.angular_velocity[2]]
         return q, v
 
@@ -149,11 +214,15 @@ class System:
     def _pair_kind(self, spec):
         kinds = {b.kind for b in spec.bodies if b is not GROUND}
         if len(kinds) != 1:
-            raise ModelError(f"{spec.kind} {spec.name!r}: connects a planar and a spatial body, which is not supported")
+            names = " and a ".join(sorted(k.name for k in kinds))
+            raise ModelError(f"{spec.kind} {spec.name!r}: connects a {names} body, which is not supported")
         return kinds.pop()
 
     def _pair_dofs(self, spec, kind):
         return np.r_[self.dofs(spec.bodies[0], kind), self.dofs(spec.bodies[1], kind)]
+
+    def _pair_config(self, spec, kind):
+        return np.r_[self.config_dofs(spec.bodies[0], kind), self.config_dofs(spec.bodies[1], kind)]
 
     def _frames(self, spec):
         bi, bj = spec.bodies
@@ -162,12 +231,13 @@ class System:
     def _force_groups(self):
         groups = []
         model = self.model
-        for kind in (SpatialKind, PlanarKind):
+        for kind in KIND_ORDER:
             bs = [b for b in model.bodies if b.kind is kind]
             if bs and np.any(model.gravity != 0):
                 if kind is PlanarKind and model.gravity[2] != 0:
                     raise ModelError("gravity has a z component, but planar bodies move in the x-y plane")
-                groups.append(GravityGroup(kind, bs, [self.dofs(b) for b in bs], model.gravity))
+                groups.append(GravityGroup(kind, bs, [self.dofs(b) for b in bs], model.gravity,
+                                           [self.config_dofs(b) for b in bs]))
             sdas = [e for e in model.elements if e.kind == "spring_damper" and self._pair_kind(e) is kind]
             if sdas:
                 fr = [self._frames(e) for e in sdas]
@@ -177,11 +247,13 @@ class System:
                     [f[1].point(e.data["at_j"])[2] for f, e in zip(fr, sdas)],
                     [e.data["k"] for e in sdas], [e.data["c"] for e in sdas],
                     [e.data["rest_length"] for e in sdas], [e.data["actuator"] for e in sdas],
-                    [e.data["tension_only"] for e in sdas], [e.data["law"] for e in sdas]))
+                    [e.data["tension_only"] for e in sdas], [e.data["law"] for e in sdas],
+                    [self._pair_config(e, kind) for e in sdas]))
             rsds = [e for e in model.elements if e.kind == "rotational_spring_damper" and self._pair_kind(e) is kind]
             if rsds:
                 groups.append(RotationalSpringDamperGroup.from_specs(
-                    kind, rsds, [self._frames(e) for e in rsds], [self._pair_dofs(e, kind) for e in rsds]))
+                    kind, rsds, [self._frames(e) for e in rsds], [self._pair_dofs(e, kind) for e in rsds],
+                    [self._pair_config(e, kind) for e in rsds]))
             forces = [e for e in model.elements if e.kind == "force" and e.bodies[0].kind is kind]
             if forces:
                 us, fs = [], []
@@ -192,12 +264,14 @@ class System:
                     fs.append(e.data["force"])
                 groups.append(PointForceGroup(kind, [e.name for e in forces], [self.dofs(e.bodies[0]) for e in forces],
                                               us, fs, [e.data["body_fixed"] for e in forces],
-                                              [e.data["scale"] for e in forces]))
+                                              [e.data["scale"] for e in forces],
+                                              [self.config_dofs(e.bodies[0]) for e in forces]))
             torques = [e for e in model.elements if e.kind == "torque" and e.bodies[0].kind is kind]
             if torques:
                 groups.append(TorqueGroup(kind, [e.name for e in torques], [self.dofs(e.bodies[0]) for e in torques],
                                           [e.data["torque"] for e in torques], [e.data["body_fixed"] for e in torques],
-                                          [e.data["scale"] for e in torques]))
+                                          [e.data["scale"] for e in torques],
+                                          [self.config_dofs(e.bodies[0]) for e in torques]))
         return groups
 
     def _joint_equations(self, spec, kind):
@@ -238,11 +312,12 @@ class System:
         groups = []
         spatial = [b for b in self.model.bodies if b.kind is SpatialKind]
         if spatial:
-            groups.append(NormalizationGroup(spatial, [self.dofs(b) for b in spatial]))
+            groups.append(NormalizationGroup(spatial, [self.dofs(b) for b in spatial],
+                                             [self.config_dofs(b) for b in spatial]))
         joint_kinds = {"spherical", "revolute", "prismatic", "cylindrical", "universal", "fixed", "point_on_line",
                        "point_in_plane", "distance", "rotation_driver", "translation_driver"}
-        for kind in (SpatialKind, PlanarKind):
-            eqs, dofs, laws = [], [], []
+        for kind in KIND_ORDER:
+            eqs, dofs, cfgs, laws = [], [], [], []
             for spec in self.model.elements:
                 if spec.kind not in joint_kinds or self._pair_kind(spec) is not kind:
                     continue
@@ -254,8 +329,9 @@ class System:
                     laws.append(TimeLaw(len(eqs), offset_law(spec.data["function"], 0.0)))
                 eqs += new
                 dofs += [pd] * len(new)
+                cfgs += [self._pair_config(spec, kind)] * len(new)
             if eqs:
-                groups.append(DotConstraintGroup(kind, eqs, dofs, laws))
+                groups.append(DotConstraintGroup(kind, eqs, dofs, laws, cfgs))
         return groups
 
     # ========================================================== constraints
@@ -328,7 +404,7 @@ class System:
         blocks, jac_blocks = [], []
         zero = np.zeros(self.n_ext)
         for g in self.body_groups:
-            qb = qe[g.dof_index]
+            qb = qe[g.config_index]
             M = g.inertia_force(qb, zero[g.dof_index], zero[g.dof_index], jacobians=True)[3]
             blocks.append(M.ravel())
         for g in self.force_groups:
@@ -433,33 +509,60 @@ class System:
     def gamma(self, qe, ve, t):
         return np.concatenate([g.gamma(qe, ve, t) for g in self.constraint_groups]) if self.m else np.zeros(0)
 
+    def _tangent_maps(self, delta):
+        """For q = q_b ⊕ Δ: a function right-multiplying a group's blocks (columns in
+        increment space) by the tangent operator T(Δ) of its Lie-group bodies."""
+        if delta is None or self.additive:
+            return None
+        nv = max(k.nv for k, _, _ in self._lie)
+        Text = np.broadcast_to(np.eye(nv), (self.n_ext, nv, nv)).copy()
+        for kind, _, vi in self._lie:
+            Text[vi[:, 0], :kind.nv, :kind.nv] = kind.tangent(delta[vi])
+
+        def right(g, B):
+            kind = getattr(g, "kind", None)
+            if kind is None or kind.nq == kind.nv:
+                return B
+            k = kind.nv
+            Tg = Text[g.dof_index[:, ::k]][:, :, :k, :k]                  # (n_el, bodies, k, k)
+            n_el, r = B.shape[0], B.shape[1]
+            Bb = B.reshape(n_el, r, -1, k)
+            return np.einsum("erbj,ebji->erbi", Bb, Tg).reshape(B.shape)
+        return right
+
     def evaluate(self, q, v, a, lam, t, *, cM=1.0, cD=0.0, cK=0.0, terms=frozenset(JACOBIAN_TERMS),
-                 load_factor=1.0, matrix=True):
+                 load_factor=1.0, matrix=True, tangent=None):
         """Residual F (n,), constraints Φ (m,) and, if asked, the Newton matrix
         (a dense array for small systems, else CSR with the fixed pattern).
 
         F = M a + Q_v − Q + Φ_qᵀ λ;  matrix = [[c_M M + c_D ∂F/∂q' + c_K ∂F/∂q, Φ_qᵀ], [Φ_q, 0]].
-        Group contributions are concatenated in a fixed order and summed with one
-        ``bincount`` each for the vector and the matrix (index maps from the pattern).
+        ∂F/∂q and Φ_q are derivatives along increments at q.  If q = q_b ⊕ Δ and the
+        unknowns move Δ, pass ``tangent=Δ``: their columns are then multiplied by the
+        tangent operator T(Δ) of Lie-group bodies, giving ∂/∂Δ exactly (no effect for
+        vector kinds).  Group contributions are concatenated in a fixed order and summed
+        with one ``bincount`` each for the vector and the matrix (index maps from the pattern).
         """
         qe, ve = self.extend(q), self.extend_velocity(v)
         ae = self.extend_velocity(a)
         Phi = np.empty(self.m)
         vecs, blocks, jac_blocks = [], [], []
+        right = self._tangent_maps(tangent) if matrix else None
         for g in self.body_groups:
-            qb, vb, ab = qe[g.dof_index], ve[g.dof_index], ae[g.dof_index]
+            qb, vb, ab = qe[g.config_index], ve[g.dof_index], ae[g.dof_index]
             Fi, K, D, M = g.inertia_force(qb, vb, ab, jacobians=matrix)
             vecs.append(Fi.ravel())
             if matrix:
                 blk = cM * M
                 if "inertia" in terms:
-                    blk += cK * K + cD * D
+                    blk += cK * (K if right is None else right(g, K)) + cD * D
                 blocks.append(blk.ravel())
         for g in self.force_groups:
             Q, K, D = g.evaluate(qe, ve, t, jacobians=matrix)
             scale = load_factor if g.is_load else 1.0
             vecs.append(-scale * Q.ravel())
             if matrix:
+                if right is not None and K is not None:
+                    K = right(g, K)
                 stiff = K is not None and g.stiffness_term in terms
                 damp = D is not None and g.damping_term in terms
                 if stiff and damp:
@@ -478,19 +581,22 @@ class System:
             Phi[off:off + len(g)] = phi
             vecs.append((Jq * lg[:, None]).ravel())
             if matrix:
+                if want_h and right is not None:
+                    H = right(g, H)
                 blocks.append((cK * H).ravel() if want_h else np.zeros(g.dof_index.size * g.dof_index.shape[1]))
-                jac_blocks.append(Jq.ravel())
+                JT = Jq if right is None else right(g, Jq[:, None, :])[:, 0, :]
+                jac_blocks.append((JT.ravel(), Jq.ravel()))
         F = np.bincount(self._vec_index, weights=np.concatenate(vecs), minlength=self.n + 1)[: self.n]
         if not matrix:
             return F, Phi, None
-        for jb in jac_blocks:
-            blocks += [jb, jb]
+        for jl, ju in jac_blocks:
+            blocks += [jl, ju]        # Φ_q T (lower left), Φ_qᵀ (upper right)
         return F, Phi, self._scatter_matrix(np.concatenate(blocks))
 
     # ======================================================= energies, output
     def kinetic_energy(self, q, v):
         qe, ve = self.extend(q), self.extend_velocity(v)
-        return float(sum(np.sum(g.kinetic_energy(qe[g.dof_index], ve[g.dof_index])) for g in self.body_groups))
+        return float(sum(np.sum(g.kinetic_energy(qe[g.config_index], ve[g.dof_index])) for g in self.body_groups))
 
     def potential_energy(self, q, t):
         qe = self.extend(q)
@@ -504,7 +610,7 @@ class System:
         qe = self.extend(q)
         rows, cols, vals = [], [], []
         for g in self.body_groups:
-            M = g.mass_matrix(qe[g.dof_index])
+            M = g.mass_matrix(qe[g.config_index])
             idx = g.dof_index
             rows.append(np.repeat(idx, idx.shape[1], axis=1).ravel())
             cols.append(np.tile(idx, (1, idx.shape[1])).ravel())
@@ -514,7 +620,7 @@ class System:
     def describe_row(self, i):
         """Which body coordinate or which joint equation row i of the Newton system is."""
         if i < self.n:
-            return f"equation of motion of {self.coordinate_names[i]}"
+            return f"equation of motion of {self.velocity_names[i]}"
         k = i - self.n
         return f"constraint of {self.equation_owner[k]!r} ({self.equation_label[k]})"
 

@@ -6,6 +6,11 @@ group is compared with central differences of its own value:
     ∂Q/∂q, ∂Q/∂q' of force elements and ∂(M a + Q_v)/∂q, ∂/∂q' of bodies,
     Φ_q, ∂(Φ_qᵀ λ)/∂q and γ = −(Φ_q q')_q q' − 2 Φ_qt q' − Φ_tt of constraints.
 Relative error ≤ 1e-6 (central differences with step 1e-6 are good to ~1e-9 here).
+
+Derivatives with respect to the configuration are taken along increments,
+d/dε f(q ⊕ ε e_j) at ε = 0, using each kind's ``increment``: for vector kinds this is
+∂f/∂q_j; for the rotation-vector kind ("spatial-lie", q ⊕ Δ = [R + ΔR, p ⊗ exp(Δθ)])
+it is the derivative along the body-frame increment, which is what its elements supply.
 """
 import copy
 
@@ -17,16 +22,20 @@ import flexmbd as fm
 from flexmbd.constraints.dot import DotConstraintGroup
 from flexmbd.system import System
 
+KIND_NAMES = ["spatial", "planar", "spatial-lie"]
+
 REL = 1e-6
 
 
 def build_model(kind):
     m = fm.Model(gravity=(0, -9.81, 0) if kind == "planar" else (0.3, -9.81, 1.2))
-    if kind == "spatial":
+    if kind in ("spatial", "spatial-lie"):
+        par = "rotation" if kind == "spatial-lie" else "quaternion"
         rot = fm.quaternion_from_axis_angle((1, 2, 3), 0.7)
-        a = m.rigid_body("a", mass=2.0, inertia=(0.3, 0.4, 0.5), position=(0.1, 0.2, 0.3), orientation=rot)
+        a = m.rigid_body("a", mass=2.0, inertia=(0.3, 0.4, 0.5), position=(0.1, 0.2, 0.3), orientation=rot,
+                         parameterization=par)
         b = m.rigid_body("b", mass=1.5, inertia=[[0.3, 0.01, 0.0], [0.01, 0.2, 0.02], [0.0, 0.02, 0.25]],
-                         position=(1.0, -0.2, 0.4))
+                         position=(1.0, -0.2, 0.4), parameterization=par)
         for j in (("spherical", dict(at=(0.5, 0, 0.3))), ("revolute", dict(at=(0.5, 0, 0.3), axis=(0, 1, 1))),
                   ("prismatic", dict(at=(0.5, 0, 0.3), axis=(1, 0, 1))),
                   ("cylindrical", dict(at=(0.5, 0, 0.3), axis=(1, 1, 0))),
@@ -55,14 +64,14 @@ def build_model(kind):
         m.force(b, (1, 2, 0), at=(1.1, 0), scale=fm.Polynomial((1.0, 2.0)))
         m.force(a, (3, -1, 0), at=(0.3, 0.2), body_fixed=True)
         m.torque(a, (0, 0, -0.2))
-    m.spring_damper(a, b, at_i=(0.2, 0.1, 0), at_j=(0.9, 0.1, 0.2 if kind == "spatial" else 0), k=120.0, c=7.0,
+    m.spring_damper(a, b, at_i=(0.2, 0.1, 0), at_j=(0.9, 0.1, 0.2 if kind != "planar" else 0), k=120.0, c=7.0,
                     rest_length=0.5, actuator=fm.Polynomial((0.5, 1.0)))
-    m.spring_damper(fm.GROUND, a, at_i=(0, 0, 1 if kind == "spatial" else 0), k=50.0, c=3.0, tension_only=True,
+    m.spring_damper(fm.GROUND, a, at_i=(0, 0, 1 if kind != "planar" else 0), k=50.0, c=3.0, tension_only=True,
                     rest_length=0.1)
     m.spring_damper(b, a, k=0.0, c=0.0, rest_length=0.3, law=lambda d, r: 40 * d + 300 * d**3 + 2 * r * abs(r))
-    m.rotational_spring_damper(a, b, axis=(0, 1, 1) if kind == "spatial" else (0, 0, 1), k=30.0, c=2.0,
+    m.rotational_spring_damper(a, b, axis=(0, 1, 1) if kind != "planar" else (0, 0, 1), k=30.0, c=2.0,
                                angle0=0.2, actuator=fm.Polynomial((0.3, 0.5)))
-    m.rotational_spring_damper(fm.GROUND, a, axis=(1, 0, 0.5) if kind == "spatial" else (0, 0, -1), k=10.0, c=1.0)
+    m.rotational_spring_damper(fm.GROUND, a, axis=(1, 0, 0.5) if kind != "planar" else (0, 0, -1), k=10.0, c=1.0)
     return m
 
 
@@ -76,7 +85,7 @@ def system(kind):
 
 
 def random_state(sys, rng):
-    q = sys.q0 + 0.3 * rng.standard_normal(sys.n)
+    q = sys.increment(sys.q0, 0.3 * rng.standard_normal(sys.n))
     v = rng.standard_normal(sys.n)
     a = rng.standard_normal(sys.n)
     return q, v, a
@@ -90,9 +99,30 @@ def detached(g):
     """
     d = copy.copy(g)
     d.dof_index = np.arange(g.dof_index.size).reshape(g.dof_index.shape)
+    d.config_index = np.arange(g.config_index.size).reshape(g.config_index.shape)
     if isinstance(g, DotConstraintGroup):
-        d = DotConstraintGroup(g.kind, g.equations, d.dof_index, g.laws)
+        d = DotConstraintGroup(g.kind, g.equations, d.dof_index, g.laws, d.config_index)
     return d
+
+
+def plus(kind, X, D):
+    """X ⊕ D for element rows X (n_el, k nq) of k bodies and increments D (n_el, k nv)."""
+    n_el = X.shape[0]
+    Xb = X.reshape(n_el, -1, kind.nq)
+    Db = D.reshape(n_el, -1, kind.nv)
+    return np.asarray(kind.increment(Xb, Db)).reshape(X.shape)
+
+
+def central_incr(f, kind, X, eps=1e-6):
+    """d f(X ⊕ ε e_j)[e] / dε for all elements e: X (n_el, k nq) -> (n_el, ..., k nv)."""
+    f0 = np.asarray(f(X))
+    m = X.shape[1] // kind.nq * kind.nv
+    out = np.empty(f0.shape + (m,))
+    for j in range(m):
+        D = np.zeros((X.shape[0], m))
+        D[:, j] = eps
+        out[..., j] = (np.asarray(f(plus(kind, X, D))) - np.asarray(f(plus(kind, X, -D)))) / (2 * eps)
+    return out
 
 
 def central_local(f, X, eps=1e-6):
@@ -113,7 +143,7 @@ def close(analytic, numeric, what):
         assert err <= REL, f"{what[e] if isinstance(what, list) else what}: relative error {err:.2e}"
 
 
-@pytest.mark.parametrize("kind", ["spatial", "planar"])
+@pytest.mark.parametrize("kind", KIND_NAMES)
 @settings(max_examples=10, deadline=None)
 @given(seed=st.integers(0, 2**31 - 1), t=st.floats(0.0, 2.0))
 def test_force_jacobians(kind, seed, t):
@@ -123,16 +153,16 @@ def test_force_jacobians(kind, seed, t):
     qe, ve = sys.extend(q), sys.extend_velocity(v)
     for g0 in sys.force_groups:
         g = detached(g0)
-        X, V = qe[g0.dof_index], ve[g0.dof_index]
+        X, V = qe[g0.config_index], ve[g0.dof_index]
         Q, K, D = g.evaluate(X.ravel(), V.ravel(), t)
-        fq = central_local(lambda Y: g.evaluate(Y.ravel(), V.ravel(), t)[0], X)
+        fq = central_incr(lambda Y: g.evaluate(Y.ravel(), V.ravel(), t)[0], g.kind, X)
         fv = central_local(lambda Y: g.evaluate(X.ravel(), Y.ravel(), t)[0], V)
         names = [f"{type(g).__name__} {nm}" for nm in g.element_names]
         close(K if K is not None else 0 * fq, fq, [nm + " ∂Q/∂q" for nm in names])
         close(D if D is not None else 0 * fv, fv, [nm + " ∂Q/∂q'" for nm in names])
 
 
-@pytest.mark.parametrize("kind", ["spatial", "planar"])
+@pytest.mark.parametrize("kind", KIND_NAMES)
 @settings(max_examples=10, deadline=None)
 @given(seed=st.integers(0, 2**31 - 1))
 def test_body_inertia_jacobians(kind, seed):
@@ -141,14 +171,14 @@ def test_body_inertia_jacobians(kind, seed):
     q, v, a = random_state(sys, rng)
     qe, ve, ae = sys.extend(q), sys.extend_velocity(v), sys.extend_velocity(a)
     for g in sys.body_groups:
-        X, V, A = qe[g.dof_index], ve[g.dof_index], ae[g.dof_index]
+        X, V, A = qe[g.config_index], ve[g.dof_index], ae[g.dof_index]
         F, K, D, M = g.inertia_force(X, V, A)
-        close(K, central_local(lambda Y: g.inertia_force(Y, V, A, False)[0], X), "body ∂F/∂q")
+        close(K, central_incr(lambda Y: g.inertia_force(Y, V, A, False)[0], g.kind, X), "body ∂F/∂q")
         close(D, central_local(lambda Y: g.inertia_force(X, Y, A, False)[0], V), "body ∂F/∂q'")
         close(M, central_local(lambda Y: g.inertia_force(X, V, Y, False)[0], A), "body mass matrix")
 
 
-@pytest.mark.parametrize("kind", ["spatial", "planar"])
+@pytest.mark.parametrize("kind", KIND_NAMES)
 @settings(max_examples=10, deadline=None)
 @given(seed=st.integers(0, 2**31 - 1), t=st.floats(0.0, 2.0))
 def test_constraint_derivatives(kind, seed, t):
@@ -158,19 +188,21 @@ def test_constraint_derivatives(kind, seed, t):
     qe, ve = sys.extend(q), sys.extend_velocity(v)
     for g0 in sys.constraint_groups:
         g = detached(g0)
-        X, V = qe[g0.dof_index], ve[g0.dof_index]
+        X, V = qe[g0.config_index], ve[g0.dof_index]
+        kd = g.kind if isinstance(g, DotConstraintGroup) else fm.kinds.SpatialKind  # normalisation
         lam = rng.standard_normal(len(g))
         what = [f"{o} ({lab})" for o, lab in zip(g.owner, g.label)]
         Phi, Jq = g.evaluate(X.ravel(), t)
-        close(Jq[:, None], central_local(lambda Y: g.evaluate(Y.ravel(), t)[0][:, None], X),
+        close(Jq[:, None], central_incr(lambda Y: g.evaluate(Y.ravel(), t)[0][:, None], kd, X),
               [w + " Φ_q" for w in what])
         close(g.hessian(X.ravel(), t, lam),
-              central_local(lambda Y: lam[:, None] * g.evaluate(Y.ravel(), t)[1], X),
+              central_incr(lambda Y: lam[:, None] * g.evaluate(Y.ravel(), t)[1], kd, X),
               [w + " ∂(Φ_qᵀλ)/∂q" for w in what])
-        # along q(τ) = q + τ q', t + τ:  d²φ/dτ² = (Φ_q q')_q q' + 2 Φ_qt q' + Φ_tt = −γ
+        # along q(τ) = q ⊕ τ q', t + τ:  d²φ/dτ² = (Φ_q q')_q q' + 2 Φ_qt q' + Φ_tt = −γ
+        # (for the rotation kind q ⊕ (τ+δ) v = (q ⊕ τ v) ⊕ δ v, so this holds there too)
         gam = g.gamma(X.ravel(), V.ravel(), t)
         eps = 1e-4
-        path = [g.evaluate((X + s * eps * V).ravel(), t + s * eps)[0] for s in (-1, 0, 1)]
+        path = [g.evaluate(plus(kd, X, s * eps * V).ravel(), t + s * eps)[0] for s in (-1, 0, 1)]
         d2 = (path[2] - 2 * path[1] + path[0]) / eps**2
         assert np.all(np.abs(-gam - d2) <= 1e-5 * np.maximum(1.0, np.abs(d2))), "γ mismatch"
         d1 = (g.evaluate(X.ravel(), t + 1e-6)[0] - g.evaluate(X.ravel(), t - 1e-6)[0]) / 2e-6
@@ -187,7 +219,7 @@ def central(f, x, eps=1e-6):
     return out
 
 
-@pytest.mark.parametrize("kind", ["spatial", "planar"])
+@pytest.mark.parametrize("kind", KIND_NAMES)
 def test_assembled_matrix_matches_residual_derivatives(kind):
     """The scattered Newton matrix equals the derivatives of the assembled residual."""
     sys = system(kind)
@@ -200,12 +232,12 @@ def test_assembled_matrix_matches_residual_derivatives(kind):
         A = A.toarray() if hasattr(A, "toarray") else A
         n = sys.n
         if cK:
-            num = central(lambda x: sys.evaluate(x, v, a, lam, t, matrix=False)[0], q)
+            num = central(lambda x: sys.evaluate(sys.increment(q, x), v, a, lam, t, matrix=False)[0], 0 * v)
         elif cD:
             num = central(lambda x: sys.evaluate(q, x, a, lam, t, matrix=False)[0], v)
         else:
             num = central(lambda x: sys.evaluate(q, v, x, lam, t, matrix=False)[0], a)
         close(A[None, :n, :n], num[None], f"assembled block cM={cM} cD={cD} cK={cK}")
-    Jq = central(lambda x: sys.evaluate(x, v, a, lam, t, matrix=False)[1], q)
+    Jq = central(lambda x: sys.evaluate(sys.increment(q, x), v, a, lam, t, matrix=False)[1], 0 * v)
     close(A[None, n:, :n], Jq[None], "assembled Φ_q")
     close(A[None, :n, n:], Jq.T[None], "assembled Φ_qᵀ")

@@ -24,7 +24,7 @@ G, FS = 9.81, -50.0
 
 
 def slider_crank(kind, driven=True):
-    """The slider-crank with planar or spatial (Euler-parameter) bodies, gravity −y."""
+    """The slider-crank with planar, spatial (Euler-parameter) or rotation-vector bodies, gravity −y."""
     m = fm.Model(gravity=(0, -G, 0))
     s0 = np.sin(TH0)
     A = R * np.array([np.cos(TH0), s0, 0])
@@ -37,9 +37,12 @@ def slider_crank(kind, driven=True):
         slider = m.planar_body("slider", mass=M3, inertia=0.01, position=B[:2])
     else:
         q = fm.quaternion_from_axis_angle
-        crank = m.rigid_body("crank", mass=M1, inertia=(0.01, I1, I1), position=A / 2, orientation=q((0, 0, 1), TH0))
-        rod = m.rigid_body("rod", mass=M2, inertia=(0.02, I2, I2), position=(A + B) / 2, orientation=q((0, 0, 1), psi))
-        slider = m.rigid_body("slider", mass=M3, inertia=(0.01, 0.01, 0.01), position=B)
+        par = dict(parameterization="rotation" if kind == "spatial-lie" else "quaternion")
+        crank = m.rigid_body("crank", mass=M1, inertia=(0.01, I1, I1), position=A / 2, orientation=q((0, 0, 1), TH0),
+                             **par)
+        rod = m.rigid_body("rod", mass=M2, inertia=(0.02, I2, I2), position=(A + B) / 2, orientation=q((0, 0, 1), psi),
+                           **par)
+        slider = m.rigid_body("slider", mass=M3, inertia=(0.01, 0.01, 0.01), position=B, **par)
     m.revolute(fm.GROUND, crank, at=(0, 0, 0), name="crank_pin")
     m.revolute(crank, rod, at=A, name="elbow")
     m.revolute(rod, slider, at=B, name="wrist")
@@ -72,7 +75,7 @@ def _kinematics(model, t):
         return model.kinematics(t)
 
 
-@pytest.mark.parametrize("kind", ["planar", "spatial"])
+@pytest.mark.parametrize("kind", ["planar", "spatial", "spatial-lie"])
 def test_driven_slider_crank_matches_closed_form(kind):
     t = np.linspace(0.0, np.pi / W, 41)  # half a revolution of the crank
     res = _kinematics(slider_crank(kind), t)

@@ -10,6 +10,15 @@ the second term being the quadratic-velocity (gyroscopic) force written with the
 identity G(p) s = −G(s) p.  The 4×4 mass block is singular along p; the
 normalisation constraint p·p − 1 = 0 (its own multiplier) makes the system regular.
 Planar bodies use q = [x, y, θ] with the constant mass matrix diag(m, m, I_z).
+
+Rotation-vector bodies (:class:`~flexmbd.kinds.RotationKind`) keep q = [R, p] but their
+velocities are v = [Ṙ, Ω] (Ω in body axes) and their increments (ΔR, Δθ) act as
+p ⊗ exp(Δθ).  Their inertia force is the body-frame Newton-Euler form
+
+    F = [m R̈;  J Ω̇ + Ω × J Ω],   ∂F/∂v = [0; Ω̃ J − (J Ω)~],   ∂F/∂Δ = 0,   M = diag(m I, J).
+
+Every group has ``config_index`` (into the extended configuration vector) and
+``dof_index`` (into the extended velocity/increment vector: residual rows, matrix columns).
 """
 from __future__ import annotations
 
@@ -18,8 +27,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..kernels import AVAILABLE as USE_KERNELS
-from ..kinds import PlanarKind, SpatialKind
-from ..rotations import DG, G_matrix
+from ..kinds import PlanarKind, RotationKind, SpatialKind
+from ..rotations import DG, G_matrix, skew
 
 if USE_KERNELS:
     from ..kernels.bodies import inertia_force as _kernel_inertia
@@ -66,9 +75,10 @@ class SpatialBodyGroup:
 
     kind = SpatialKind
 
-    def __init__(self, bodies, dof_index):
+    def __init__(self, bodies, dof_index, config_index=None):
         self.bodies = bodies
         self.dof_index = np.asarray(dof_index, dtype=int).reshape(-1, 7)
+        self.config_index = self.dof_index if config_index is None else np.asarray(config_index, int).reshape(-1, 7)
         self.mass = np.array([b.mass for b in bodies], dtype=float)
         self.inertia = np.ascontiguousarray(np.array([b.inertia for b in bodies], dtype=float).reshape(-1, 3, 3))
 
@@ -121,9 +131,10 @@ class PlanarBodyGroup:
 
     kind = PlanarKind
 
-    def __init__(self, bodies, dof_index):
+    def __init__(self, bodies, dof_index, config_index=None):
         self.bodies = bodies
         self.dof_index = np.asarray(dof_index, dtype=int).reshape(-1, 3)
+        self.config_index = self.dof_index if config_index is None else np.asarray(config_index, int).reshape(-1, 3)
         self.diag = np.array([[b.mass, b.mass, np.asarray(b.inertia)[2, 2]] for b in bodies], dtype=float).reshape(-1, 3)
 
     def __len__(self):
@@ -142,3 +153,45 @@ class PlanarBodyGroup:
 
     def kinetic_energy(self, qb, vb):
         return 0.5 * np.einsum("ni,ni->n", self.diag, vb * vb)
+
+
+class RotationBodyGroup:
+    """All rotation-vector (Lie-group) bodies: body-frame Newton-Euler equations."""
+
+    kind = RotationKind
+
+    def __init__(self, bodies, dof_index, config_index):
+        self.bodies = bodies
+        self.dof_index = np.asarray(dof_index, dtype=int).reshape(-1, 6)
+        self.config_index = np.asarray(config_index, dtype=int).reshape(-1, 7)
+        self.mass = np.array([b.mass for b in bodies], dtype=float)
+        self.inertia = np.array([b.inertia for b in bodies], dtype=float).reshape(-1, 3, 3)
+
+    def __len__(self):
+        return len(self.bodies)
+
+    def mass_matrix(self, qb):
+        M = np.zeros((len(self), 6, 6))
+        M[:, 0, 0] = M[:, 1, 1] = M[:, 2, 2] = self.mass
+        M[:, 3:, 3:] = self.inertia
+        return M
+
+    def inertia_force(self, qb, vb, ab, jacobians=True):
+        """F = [m a; J Ω̇ + Ω × J Ω]; ∂F/∂Δ = 0, ∂F/∂v, M."""
+        w, wd = vb[:, 3:6], ab[:, 3:6]
+        Jw = np.einsum("nij,nj->ni", self.inertia, w)
+        F = np.empty((len(self), 6))
+        F[:, :3] = self.mass[:, None] * ab[:, :3]
+        F[:, 3:] = np.einsum("nij,nj->ni", self.inertia, wd) + np.cross(w, Jw)
+        if not jacobians:
+            return F, None, None, None
+        M = self.mass_matrix(qb)
+        K = np.zeros_like(M)
+        D = np.zeros_like(M)
+        D[:, 3:, 3:] = np.einsum("nij,njk->nik", skew(w), self.inertia) - skew(Jw)
+        return F, K, D, M
+
+    def kinetic_energy(self, qb, vb):
+        w = vb[:, 3:6]
+        return 0.5 * self.mass * np.einsum("ni,ni->n", vb[:, :3], vb[:, :3]) + 0.5 * np.einsum(
+            "ni,nij,nj->n", w, self.inertia, w)

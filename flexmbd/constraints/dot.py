@@ -88,13 +88,18 @@ def offset_law(function: TimeFunction, offset: float):
 class DotConstraintGroup:
     """All dot-product equations between bodies of one kind, as arrays."""
 
-    def __init__(self, kind, equations, dof_index, laws=()):
+    def __init__(self, kind, equations, dof_index, laws=(), config_index=None):
         self.kind = kind
-        nq = kind.nq
-        self.nq = nq
+        nq, nv = kind.nq, kind.nv
+        self.nq, self.nv = nq, nv
         self.equations = list(equations)
         n = len(self.equations)
-        self.dof_index = np.asarray(dof_index, dtype=int).reshape(n, 2 * nq)
+        self.dof_index = np.asarray(dof_index, dtype=int).reshape(n, 2 * nv)
+        if config_index is None:
+            if nq != nv:
+                raise ValueError(f"{kind.name} bodies need a config_index")
+            config_index = self.dof_index
+        self.config_index = np.asarray(config_index, dtype=int).reshape(n, 2 * nq)
         self.laws = list(laws)
         side = np.zeros((n, 2, 2, 2), dtype=int)
         mtype = np.zeros((n, 2, 2, 2), dtype=int)
@@ -109,7 +114,9 @@ class DotConstraintGroup:
         self.markers = MarkerSet(kind, u.reshape(-1, 3), mtype.reshape(-1))
         cols = side.reshape(-1)[:, None] * nq + np.arange(nq)[None, :]
         rows = np.repeat(np.arange(n), 8)
-        self.slot_dof = self.dof_index[rows[:, None], cols]  # (n*8, nq) into extended q
+        self.slot_dof = self.config_index[rows[:, None], cols]  # (n*8, nq) into extended q
+        vcols = side.reshape(-1)[:, None] * nv + np.arange(nv)[None, :]
+        self.slot_vel = self.dof_index[rows[:, None], vcols]    # (n*8, nv) into extended v
         self.w0 = np.array([eq.weights for eq in self.equations], dtype=float).reshape(n, 2)
         self.s0 = np.array([eq.target for eq in self.equations], dtype=float)
         self.side_flat = np.ascontiguousarray(side.reshape(-1))
@@ -124,7 +131,8 @@ class DotConstraintGroup:
         keep = np.flatnonzero(keep)
         remap = {old: new for new, old in enumerate(keep)}
         laws = [TimeLaw(remap[tl.index], tl.law) for tl in self.laws if tl.index in remap]
-        return DotConstraintGroup(self.kind, [self.equations[i] for i in keep], self.dof_index[keep], laws)
+        return DotConstraintGroup(self.kind, [self.equations[i] for i in keep], self.dof_index[keep], laws,
+                                  self.config_index[keep])
 
     # --------------------------------------------------------------- helpers
     def _time_terms(self, t):
@@ -138,7 +146,7 @@ class DotConstraintGroup:
 
     def _slots(self, qe):
         """Signed marker values (n,2,2,2,3) and Jacobians in pair coordinates."""
-        n, nq = len(self), self.nq
+        n, nq = len(self), self.nv
         qb = qe[self.slot_dof]
         x, J = self.markers.evaluate(qb)
         x = x.reshape(n, 2, 2, 2, 3) * self.sign[..., None]
@@ -169,9 +177,9 @@ class DotConstraintGroup:
 
     def assemble(self, qe, t, lam, hessian=True):
         """Φ, Φ_q and (if asked) λ_e ∂²φ_e/∂q² from one evaluation of the markers."""
-        n, nq = len(self), self.nq
+        n, nq = len(self), self.nv
         w, _, _, s, _, _ = self._time_terms(t)
-        if USE_KERNELS:
+        if USE_KERNELS and self.kind.compiled:
             return _kernel_assemble(self, qe, w, s, lam, hessian)
         qb, X, Y, JX, JY, d, grad = self._dots(qe)
         phi = np.einsum("nk,nk->n", w, d) - s
@@ -206,7 +214,7 @@ class DotConstraintGroup:
         vl = ve[self.dof_index]
         Xd = np.einsum("nkij,nj->nki", JX, vl)
         Yd = np.einsum("nkij,nj->nki", JY, vl)
-        vb = ve[self.slot_dof]
+        vb = ve[self.slot_vel]
         dJv = self.markers.dJv(qb, vb)                                # (n*8, 3, nq)
         vHv = np.einsum("sij,sj->si", dJv, vb).reshape(n, 2, 2, 2, 3) * self.sign[..., None]
         vHv = vHv.sum(axis=3)                                          # (n, k, X/Y, 3)

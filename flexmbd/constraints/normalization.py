@@ -10,8 +10,9 @@ if USE_KERNELS:
 
 
 class NormalizationGroup:
-    def __init__(self, bodies, dof_index):
+    def __init__(self, bodies, dof_index, config_index=None):
         self.dof_index = np.asarray(dof_index, dtype=int).reshape(-1, 7)
+        self.config_index = self.dof_index if config_index is None else np.asarray(config_index, int).reshape(-1, 7)
         self.owner = [b.name for b in bodies]
         self.label = ["Euler-parameter normalisation p·p = 1"] * len(bodies)
 
@@ -22,7 +23,7 @@ class NormalizationGroup:
         raise ValueError("the Euler-parameter normalisation is never redundant")
 
     def evaluate(self, qe, t):
-        p = qe[self.dof_index[:, 3:]]
+        p = qe[self.config_index[:, 3:]]
         Jq = np.zeros(self.dof_index.shape)
         Jq[:, 3:] = 2.0 * p
         return np.einsum("ni,ni->n", p, p) - 1.0, Jq
@@ -38,7 +39,7 @@ class NormalizationGroup:
             n = len(self)
             phi, Jq = np.empty(n), np.empty((n, 7))
             H = np.empty((n, 7, 7)) if hessian else np.empty((0, 7, 7))
-            _norm.assemble(qe, self.dof_index, lam, hessian, phi, Jq, H)
+            _norm.assemble(qe, self.config_index, lam, hessian, phi, Jq, H)
             return phi, Jq, (H if hessian else None)
         phi, Jq = self.evaluate(qe, t)
         return phi, Jq, self.hessian(qe, t, lam) if hessian else None

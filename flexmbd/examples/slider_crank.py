@@ -24,17 +24,21 @@ FORCE = 1000.0
 CRANK_ANGLE = np.pi / 4
 
 
-def build(k=2e4, c=0.0, actuator=0.0):
-    """The P1 slider-crank as a :class:`Model` (bodies 'crank', 'link', 'slider')."""
+def build(k=2e4, c=0.0, actuator=0.0, parameterization="quaternion"):
+    """The P1 slider-crank as a :class:`Model` (bodies 'crank', 'link', 'slider').
+
+    ``parameterization`` of the bodies: "quaternion" (P1's Euler parameters) or "rotation"
+    (rotation-vector increments, :class:`~flexmbd.kinds.RotationKind`)."""
+    par = dict(parameterization=parameterization)
     L, phi = LENGTH, CRANK_ANGLE
     A = L * np.array([np.cos(phi), np.sin(phi), 0.0])
     B = np.array([2 * L * np.cos(phi), 0.0, 0.0])
     m = Model(name="slider-crank-sda")
     crank = m.rigid_body("crank", mass=LINK_MASS, inertia=LINK_INERTIA, position=A / 2,
-                         orientation=quaternion_from_axis_angle((0, 0, 1), phi))
+                         orientation=quaternion_from_axis_angle((0, 0, 1), phi), **par)
     link = m.rigid_body("link", mass=LINK_MASS, inertia=LINK_INERTIA, position=(A + B) / 2,
-                        orientation=quaternion_from_axis_angle((0, 0, 1), -phi))
-    slider = m.rigid_body("slider", mass=SLIDER_MASS, inertia=SLIDER_INERTIA, position=B)
+                        orientation=quaternion_from_axis_angle((0, 0, 1), -phi), **par)
+    slider = m.rigid_body("slider", mass=SLIDER_MASS, inertia=SLIDER_INERTIA, position=B, **par)
     z = (0, 0, 1)
     m.revolute(GROUND, crank, at=(0, 0, 0), axis=z, name="crank_pin")
     m.revolute(crank, link, at=A, axis=z, name="elbow")

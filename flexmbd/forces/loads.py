@@ -4,14 +4,16 @@ A body-fixed force f' at body point u has global value A(p) f'; its generalised 
 J_uᵀ A f' whose Jacobian has the two terms Σ_i (A f')_i ∂²x_u,i/∂q² + J_uᵀ ∂(A f')/∂q.
 A torque n on a spatial body does virtual work n·δπ with δπ = 2 E δp (global) or
 δπ' = 2 G δp (body frame), so Q_p = 2 Eᵀ n or 2 Gᵀ n' (Nikravesh 1988, sec. 6.4).
+On a rotation-vector body (increment Δθ in body axes, δπ = A δθ) Q_θ = Aᵀ n or n', and
+∂(Aᵀ n)/∂Δθ = (Aᵀ n)~.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..kernels import AVAILABLE as USE_KERNELS
-from ..kinds import POINT, VECTOR, MarkerSet, SpatialKind
-from ..rotations import DE, DG, E_matrix, G_matrix
+from ..kinds import POINT, VECTOR, MarkerSet, PlanarKind, RotationKind, SpatialKind
+from ..rotations import DE, DG, E_matrix, G_matrix, rotation_matrix, skew
 from ..timefunctions import Constant
 from .base import ForceGroup
 
@@ -23,16 +25,26 @@ def _scales(functions, t):
     return np.array([f.derivatives(t)[0] for f in functions])
 
 
+def _config(dof_index, config_index, kind):
+    """Configuration gather index (N, nq); for nq == nv kinds it defaults to dof_index."""
+    if config_index is None:
+        if kind.nq != kind.nv:
+            raise ValueError(f"{kind.name} bodies need a config_index")
+        return dof_index
+    return np.asarray(config_index, dtype=int).reshape(dof_index.shape[0], -1)
+
+
 class GravityGroup(ForceGroup):
     is_load = True
 
-    def __init__(self, kind, bodies, dof_index, gravity):
+    def __init__(self, kind, bodies, dof_index, gravity, config_index=None):
         self.kind = kind
         self.element_names = [b.name for b in bodies]
-        self.dof_index = np.asarray(dof_index, dtype=int).reshape(len(bodies), kind.nq)
+        self.dof_index = np.asarray(dof_index, dtype=int).reshape(len(bodies), kind.nv)
+        self.config_index = _config(self.dof_index, config_index, kind)
         self.mass = np.array([b.mass for b in bodies], dtype=float)
         g = np.asarray(gravity, dtype=float)
-        self.g = g if kind is SpatialKind else g[:2]
+        self.g = g if kind is not PlanarKind else g[:2]
         self.ntr = len(self.g)
 
     def evaluate(self, qe, ve, t, jacobians=True):
@@ -41,7 +53,7 @@ class GravityGroup(ForceGroup):
         return Q, None, None
 
     def potential_energy(self, qe, t):
-        R = qe[self.dof_index[:, : self.ntr]]
+        R = qe[self.config_index[:, : self.ntr]]
         return float(-np.sum(self.mass * (R @ self.g)))
 
 
@@ -50,10 +62,11 @@ class PointForceGroup(ForceGroup):
 
     is_load = True
 
-    def __init__(self, kind, names, dof_index, u_point, f, body_fixed, scale_functions):
+    def __init__(self, kind, names, dof_index, u_point, f, body_fixed, scale_functions, config_index=None):
         self.kind = kind
         self.element_names = list(names)
-        self.dof_index = np.asarray(dof_index, dtype=int).reshape(len(names), kind.nq)
+        self.dof_index = np.asarray(dof_index, dtype=int).reshape(len(names), kind.nv)
+        self.config_index = _config(self.dof_index, config_index, kind)
         n = len(names)
         self.points = MarkerSet(kind, u_point, np.full(n, POINT))
         self.f = np.asarray(f, dtype=float).reshape(n, 3)
@@ -64,9 +77,9 @@ class PointForceGroup(ForceGroup):
         self._s = _scales(self.functions, 0.0) if self.constant else None
 
     def evaluate(self, qe, ve, t, jacobians=True):
-        qb = qe[self.dof_index]
+        qb = qe[self.config_index]
         s = self._s if self.constant else _scales(self.functions, t)
-        if USE_KERNELS:
+        if USE_KERNELS and self.kind.compiled:
             n, nq = qb.shape
             Q = np.empty((n, nq))
             K = np.empty((n, nq, nq)) if jacobians else np.empty((0, nq, nq))
@@ -88,21 +101,27 @@ class TorqueGroup(ForceGroup):
 
     is_load = True
 
-    def __init__(self, kind, names, dof_index, torque, body_fixed, scale_functions):
+    def __init__(self, kind, names, dof_index, torque, body_fixed, scale_functions, config_index=None):
         self.kind = kind
         self.element_names = list(names)
-        self.dof_index = np.asarray(dof_index, dtype=int).reshape(len(names), kind.nq)
+        self.dof_index = np.asarray(dof_index, dtype=int).reshape(len(names), kind.nv)
+        self.config_index = _config(self.dof_index, config_index, kind)
         self.n = np.asarray(torque, dtype=float).reshape(len(names), 3)
         self.body_fixed = np.asarray(body_fixed, dtype=bool)
         self.functions = list(scale_functions)
 
     def evaluate(self, qe, ve, t, jacobians=True):
-        qb = qe[self.dof_index]
+        qb = qe[self.config_index]
         s = _scales(self.functions, t)
         n = self.n * s[:, None]
-        Q = np.zeros(qb.shape)
-        K = np.zeros(qb.shape + (qb.shape[1],)) if jacobians else None
-        if self.kind is SpatialKind:
+        Q = np.zeros(self.dof_index.shape)
+        K = np.zeros(Q.shape + (Q.shape[1],)) if jacobians else None
+        if self.kind is RotationKind:
+            b = np.where(self.body_fixed[:, None], n, np.einsum("nji,nj->ni", rotation_matrix(qb[:, 3:7]), n))
+            Q[:, 3:] = b
+            if jacobians:
+                K[:, 3:, 3:] = np.where(self.body_fixed[:, None, None], 0.0, skew(b))
+        elif self.kind is SpatialKind:
             p = qb[:, 3:7]
             T = np.where(self.body_fixed[:, None, None], G_matrix(p), E_matrix(p))
             Q[:, 3:] = 2.0 * np.einsum("nij,ni->nj", T, n)

@@ -40,6 +40,7 @@ from ..kinds import VECTOR, MarkerSet
 from ..rotations import perpendicular_pair
 from ..timefunctions import Constant
 from .base import ForceGroup
+from .loads import _config
 
 
 class RotationalSpringDamperGroup(ForceGroup):
@@ -50,12 +51,14 @@ class RotationalSpringDamperGroup(ForceGroup):
     stiffness_term = "sda_stiffness"
     damping_term = "sda_damping"
 
-    def __init__(self, kind, names, dof_index, f_i, g_i, f_j, k, c, angle0, actuators):
+    def __init__(self, kind, names, dof_index, f_i, g_i, f_j, k, c, angle0, actuators, config_index=None):
         n = len(names)
         self.kind = kind
         self.nq = kind.nq
+        self.nv = kind.nv
         self.element_names = list(names)
-        self.dof_index = np.asarray(dof_index, dtype=int).reshape(n, 2 * kind.nq)
+        self.dof_index = np.asarray(dof_index, dtype=int).reshape(n, 2 * kind.nv)
+        self.config_index = _config(self.dof_index, config_index, kind)
         vec = np.full(n, VECTOR)
         self.mf_i = MarkerSet(kind, f_i, vec)
         self.mg_i = MarkerSet(kind, g_i, vec)
@@ -68,7 +71,7 @@ class RotationalSpringDamperGroup(ForceGroup):
         self._ta0 = np.array([a.derivatives(0.0)[0] for a in self.actuators], dtype=float)
 
     @classmethod
-    def from_specs(cls, kind, specs, frames, dof_index):
+    def from_specs(cls, kind, specs, frames, dof_index, config_index=None):
         """Build the group from model element specs and their initial joint frames.
 
         ``frames[e] = (Frame_i, Frame_j)`` (see :mod:`flexmbd.constraints.joints`).
@@ -83,13 +86,14 @@ class RotationalSpringDamperGroup(ForceGroup):
             f_j.append(fr_j.A.T @ f)
         d = [s.data for s in specs]
         return cls(kind, [s.name for s in specs], dof_index, f_i, g_i, f_j, [x["k"] for x in d],
-                   [x["c"] for x in d], [x["angle0"] for x in d], [x["actuator"] for x in d])
+                   [x["c"] for x in d], [x["angle0"] for x in d], [x["actuator"] for x in d], config_index)
 
     # ------------------------------------------------------------ kinematics
     def _angle(self, qe, ve, hessian):
         nq = self.nq
-        ql, vl = qe[self.dof_index], ve[self.dof_index]
+        ql, vl = qe[self.config_index], ve[self.dof_index]
         qi, qj = ql[:, :nq], ql[:, nq:]
+        nq = self.nv  # derivative blocks live in increment space
         Fi, JFi = self.mf_i.evaluate(qi)
         Gi, JGi = self.mg_i.evaluate(qi)
         Fj, JFj = self.mf_j.evaluate(qj)
@@ -138,7 +142,8 @@ class RotationalSpringDamperGroup(ForceGroup):
         if not jacobians:
             return Q, None, None
         H = kin["H"]
-        dT = -self.k[:, None] * Jd - self.c[:, None] * np.einsum("nij,nj->ni", H, kin["vl"])
+        # ∂δ'/∂q = Hᵀ q' (H = ∂(∂δ/∂q)/∂q is not symmetric along Lie-group increments)
+        dT = -self.k[:, None] * Jd - self.c[:, None] * np.einsum("nij,ni->nj", H, kin["vl"])
         K = Jd[:, :, None] * dT[:, None, :] + T[:, None, None] * H
         D = -self.c[:, None, None] * Jd[:, :, None] * Jd[:, None, :]
         return Q, K, D

@@ -25,6 +25,7 @@ from ..kernels import AVAILABLE as USE_KERNELS
 from ..kinds import POINT, MarkerSet
 from ..timefunctions import Constant
 from .base import ForceGroup
+from .loads import _config
 
 if USE_KERNELS:
     from ..kernels import spring_damper as _sda
@@ -57,12 +58,14 @@ class SpringDamperGroup(ForceGroup):
     output_names = ("length", "length_rate", "force")
 
     def __init__(self, kind, names, dof_index, u_i, u_j, k, c, rest_length, actuators,
-                 tension_only, laws):
+                 tension_only, laws, config_index=None):
         n = len(names)
         self.kind = kind
         self.nq = kind.nq
+        self.nv = kind.nv
         self.element_names = list(names)
-        self.dof_index = np.asarray(dof_index, dtype=int).reshape(n, 2 * kind.nq)
+        self.dof_index = np.asarray(dof_index, dtype=int).reshape(n, 2 * kind.nv)
+        self.config_index = _config(self.dof_index, config_index, kind)
         self.mi = MarkerSet(kind, u_i, np.full(n, POINT))
         self.mj = MarkerSet(kind, u_j, np.full(n, POINT))
         self.k = np.asarray(k, dtype=float)
@@ -77,9 +80,9 @@ class SpringDamperGroup(ForceGroup):
 
     # ------------------------------------------------------------ kinematics
     def _kinematics(self, qe, ve):
-        nq = self.nq
-        ql, vl = qe[self.dof_index], ve[self.dof_index]
-        qi, qj, vi, vj = ql[:, :nq], ql[:, nq:], vl[:, :nq], vl[:, nq:]
+        nq, nv = self.nq, self.nv
+        ql, vl = qe[self.config_index], ve[self.dof_index]
+        qi, qj, vi, vj = ql[:, :nq], ql[:, nq:], vl[:, :nv], vl[:, nv:]
         xi, Ji = self.mi.evaluate(qi)
         xj, Jj = self.mj.evaluate(qj)
         Jh = np.concatenate([-Ji, Jj], axis=2)
@@ -109,7 +112,7 @@ class SpringDamperGroup(ForceGroup):
 
     # -------------------------------------------------------------- forces
     def evaluate(self, qe, ve, t, jacobians=True):
-        if USE_KERNELS:
+        if USE_KERNELS and self.kind.compiled:
             return self._evaluate_compiled(qe, ve, t, jacobians)
         kin = self._kinematics(qe, ve)
         Jh, e, l, hd = kin["Jh"], kin["e"], kin["l"], kin["hd"]
@@ -118,7 +121,7 @@ class SpringDamperGroup(ForceGroup):
         Q = -F[:, None] * Jte
         if not jacobians:
             return Q, None, None
-        nq = self.nq
+        nq = self.nv
         P = (np.eye(3)[None] - e[:, :, None] * e[:, None, :]) / l[:, None, None]
         PJ = np.einsum("nij,njk->nik", P, Jh)
         dJv = np.zeros_like(Jh)  # ∂(J_h q')/∂q
@@ -137,7 +140,7 @@ class SpringDamperGroup(ForceGroup):
         return Q, K, D
 
     def _evaluate_compiled(self, qe, ve, t, jacobians):
-        ql, vl = qe[self.dof_index], ve[self.dof_index]
+        ql, vl = qe[self.config_index], ve[self.dof_index]
         spatial = self.nq == 7
         n, m = ql.shape
         length, rate = np.empty(n), np.empty(n)

@@ -792,6 +792,9 @@ def model_to_dict(model: Model, solver: dict | None = None, outputs=(), descript
     out["gravity"] = _list(model.gravity)
     bodies = []
     for b in model.bodies:
+        if b.kind.name == "spatial-lie":
+            raise ModelError(f"body {b.name!r}: rotation-vector bodies (parameterization='rotation') "
+                             "cannot be written to model files yet")
         if b.kind is PlanarKind:
             bodies.append({"name": b.name, "type": "planar", "mass": _f(b.mass), "inertia": _f(b.inertia[2, 2]),
                            "position": _list(b.position[:2]), "angle": _f(b.orientation[0]),

@@ -164,12 +164,12 @@ def _local(body, point):
 def system_geometry(system):
     """What the pictures need, from a System: boxes, lines (springs, distances), markers."""
     from ..bodies.rigid import GROUND
-    from ..kinds import SpatialKind
+    from ..kinds import PlanarKind
 
     model = system.model
     half, axes = [], []
     for b in model.bodies:
-        if b.kind is SpatialKind:
+        if b.kind is not PlanarKind:
             hb, ab = box_half_extents(b.mass, b.inertia)
         else:  # planar: a square plate in x-y with I_z = m (a² + b²)/3
             s = np.sqrt(1.5 * float(b.inertia[2, 2]) / b.mass)
@@ -306,7 +306,7 @@ class ResultWriter:
         self._set_status("running", "running (or the writer stopped without closing the file)")
         rows_per_chunk = max(1, min(self.chunk, (1 << 20) // (8 * max(n, m, 1))))
         for k in ARRAYS:
-            width = {"t": None, "lam": m}.get(k, n)
+            width = {"t": None, "lam": m, "q": getattr(system, "n_q", n)}.get(k, n)
             shape, maxshape = ((0,), (None,)) if width is None else ((0, width), (None, width))
             chunks = (rows_per_chunk,) if width is None else ((rows_per_chunk, width) if width else True)
             ds = f.create_dataset(k, shape=shape, maxshape=maxshape, dtype="f8", chunks=chunks)
@@ -325,6 +325,8 @@ class ResultWriter:
         lay.create_dataset("body_names", data=_str_list(b.name for b in model.bodies), dtype=sdt)
         lay.create_dataset("body_kinds", data=_str_list(b.kind.name for b in model.bodies), dtype=sdt)
         lay.create_dataset("body_offsets", data=np.asarray(system.offsets, dtype=np.int64))
+        lay.create_dataset("body_config_offsets",
+                           data=np.asarray(getattr(system, "config_offsets", system.offsets), dtype=np.int64))
         geo = f.create_group("geometry")
         for k, val in system_geometry(system).items():
             if isinstance(val, list):
@@ -570,16 +572,20 @@ class StoredResult(Result):
         raise KeyError(f"no output named {name!r} in {self.path or 'this result'}{hint}{need}")
 
     def _layout_output(self, name):
-        from ..rotations import E_matrix
+        from ..rotations import E_matrix, rotation_matrix
 
         owner, _, what = name.rpartition(".")
         lay = self.layout
         if owner in lay["body_names"]:
             i = lay["body_names"].index(owner)
-            o = int(lay["body_offsets"][i])
-            spatial = lay["body_kinds"][i] == "spatial"
-            q, v = self.q[:, o:o + (7 if spatial else 3)], self.v[:, o:o + (7 if spatial else 3)]
+            o, oc = int(lay["body_offsets"][i]), int(_config_offsets(lay)[i])
+            kind = lay["body_kinds"][i]
+            spatial = kind in ("spatial", "spatial-lie")
+            q = self.q[:, oc:oc + (7 if spatial else 3)]
+            v = self.v[:, o:o + {"spatial": 7, "spatial-lie": 6}.get(kind, 3)]
             z = np.zeros(len(q))
+            if what == "angular_velocity" and kind == "spatial-lie":
+                return np.einsum("nij,nj->ni", rotation_matrix(q[:, 3:7]), v[:, 3:6])
             if what == "position":
                 return q[:, :3] if spatial else np.c_[q[:, :2], z]
             if what == "velocity":
@@ -606,9 +612,9 @@ class StoredResult(Result):
         R = np.zeros((len(rows), nb, 3))
         A = np.zeros((len(rows), nb, 3, 3))
         for i in range(nb):
-            o = int(lay["body_offsets"][i])
+            o = int(_config_offsets(lay)[i])
             q = self.q[rows]
-            if lay["body_kinds"][i] == "spatial":
+            if lay["body_kinds"][i] in ("spatial", "spatial-lie"):
                 R[:, i] = q[:, o:o + 3]
                 p = q[:, o + 3:o + 7]
                 A[:, i] = rotation_matrix(p / np.linalg.norm(p, axis=1, keepdims=True))
@@ -674,6 +680,9 @@ def _result_from_file(f, path, system=None, outputs=True):
     layout = {k: [_s(x) for x in lay[k][()]] for k in ("coordinate_names", "equation_owner", "equation_label",
                                                         "body_names", "body_kinds")}
     layout["body_offsets"] = lay["body_offsets"][()]
+    # velocity-space offsets above; configuration offsets differ for Lie-group bodies
+    layout["body_config_offsets"] = lay["body_config_offsets"][()] if "body_config_offsets" in lay \
+        else layout["body_offsets"]
     geometry = {}
     for k, ds in f["geometry"].items():
         val = ds[()]
@@ -862,3 +871,9 @@ def _last_state(r):
     from ..solvers.dynamics import StepState
 
     return StepState(float(r.t[-1]), r.q[-1], r.v[-1], r.qdd[-1], r.a[-1], r.lam[-1])
+
+
+def _config_offsets(layout):
+    """Configuration-space offsets of the bodies (files written before they were stored:
+    the velocity-space offsets, which were the same)."""
+    return layout.get("body_config_offsets", layout["body_offsets"])

@@ -114,7 +114,7 @@ def write_vtk(result, out_dir, every=1, name=None):
 
 def _point_velocities(result, rows, sc):
     """Velocity of every picture point (rigid-body field of its body; 0 on ground)."""
-    from ..rotations import E_matrix
+    from ..rotations import E_matrix, rotation_matrix
 
     lay = result.layout
     F = len(rows)
@@ -125,7 +125,11 @@ def _point_velocities(result, rows, sc):
     q, v = result.q[rows], result.v[rows]
     for i in range(nb):
         o = int(lay["body_offsets"][i])
-        if lay["body_kinds"][i] == "spatial":
+        oc = int(lay.get("body_config_offsets", lay["body_offsets"])[i])
+        if lay["body_kinds"][i] == "spatial-lie":
+            vR[:, i] = v[:, o:o + 3]
+            w[:, i] = np.einsum("nij,nj->ni", rotation_matrix(q[:, oc + 3:oc + 7]), v[:, o + 3:o + 6])
+        elif lay["body_kinds"][i] == "spatial":
             vR[:, i] = v[:, o:o + 3]
             w[:, i] = 2.0 * np.einsum("nij,nj->ni", E_matrix(q[:, o + 3:o + 7]), v[:, o + 3:o + 7])
         else:

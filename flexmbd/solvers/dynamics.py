@@ -77,10 +77,12 @@ class DynamicsStepper:
 
         def residual(x, matrix):
             qdd, lam = x[:n], x[n:]
-            q = sys.increment(s.q, dq_base + bp * qdd)
+            dq = dq_base + bp * qdd
+            q = sys.increment(s.q, dq)
             v = v_base + gp * qdd
+            # Lie-group bodies: the Newton matrix carries the tangent operator T(Δq)
             F, Phi, A = sys.evaluate(q, v, qdd, lam, t1, cM=1.0, cD=gp, cK=bp, terms=self.terms,
-                                     matrix=matrix and not self.fd)
+                                     matrix=matrix and not self.fd, tangent=None if sys.additive else dq)
             r = np.concatenate((F, Phi / bp))
             if matrix and self.fd:
                 A = finite_difference_matrix(lambda y: residual(y, False)[0], x)

@@ -65,8 +65,8 @@ def assemble_positions(system, q, t=0.0, tol=1e-12, max_iter=50):
         q = system.increment(q, dq)
     moved = {}
     for b in system.model.bodies:
-        s = system.body_slice(b)
-        moved[b.name] = float(np.linalg.norm((q - q_user)[s][:3 if b.kind.name == "spatial" else 2]))
+        s = system.config_slice(b)
+        moved[b.name] = float(np.linalg.norm((q - q_user)[s][:2 if b.kind.name == "planar" else 3]))
     return q, AssemblyReport(it, norm, moved)
 
 

@@ -347,15 +347,19 @@ def _check_free(system):
 def momenta(system, q, v):
     """Total mass, centre of mass, linear momentum, angular momentum about the centre
     of mass and the inertia tensor about it (global axes) of a system of rigid bodies."""
-    from ..kinds import SpatialKind
+    from ..kinds import RotationKind, SpatialKind
     from ..rotations import E_matrix, rotation_matrix
 
     mt, mr = 0.0, np.zeros(3)
     parts = []
     for b in system.model.bodies:
-        s = system.body_slice(b)
-        qb, vb = q[s], v[s]
-        if b.kind is SpatialKind:
+        qb, vb = q[system.config_slice(b)], v[system.body_slice(b)]
+        if b.kind is RotationKind:
+            A = rotation_matrix(qb[3:7])
+            R, Rd = qb[:3], vb[:3]
+            w = A @ vb[3:6]
+            Jg = A @ b.inertia @ A.T
+        elif b.kind is SpatialKind:
             p = qb[3:7] / np.linalg.norm(qb[3:7])
             A = rotation_matrix(p)
             R, Rd = qb[:3], vb[:3]
@@ -382,20 +386,23 @@ def remove_rigid_motion(system, q, v):
     """v minus the rigid-body velocity field (V + Ω × (R − c), ω = Ω) that carries the
     net linear momentum and the angular momentum about the centre of mass; the result
     has zero momenta.  This is the mass-orthogonal projection off the rigid motions."""
-    from ..kinds import SpatialKind
-    from ..rotations import E_matrix
+    from ..kinds import PlanarKind, RotationKind, SpatialKind
+    from ..rotations import E_matrix, rotation_matrix
 
     mt, c, P, L, Ic = momenta(system, q, v)
     V = P / mt
-    if all(b.kind is not SpatialKind for b in system.model.bodies):
+    if all(b.kind is PlanarKind for b in system.model.bodies):
         Om = np.array([0.0, 0.0, L[2] / Ic[2, 2]]) if Ic[2, 2] > 0 else np.zeros(3)
     else:
         Om = np.linalg.lstsq(Ic, L, rcond=None)[0]
     v = v.copy()
     for b in system.model.bodies:
         s = system.body_slice(b)
-        qb = q[s]
-        if b.kind is SpatialKind:
+        qb = q[system.config_slice(b)]
+        if b.kind is RotationKind:
+            v[s.start:s.start + 3] -= V + np.cross(Om, qb[:3] - c)
+            v[s.start + 3:s.start + 6] -= rotation_matrix(qb[3:7]).T @ Om
+        elif b.kind is SpatialKind:
             R = qb[:3]
             vr = V + np.cross(Om, R - c)
             p = qb[3:7] / np.linalg.norm(qb[3:7])

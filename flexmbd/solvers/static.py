@@ -114,11 +114,18 @@ def static_equilibrium(model, load_steps=10, tol=1e-7, max_iter=50, jacobian="fu
             return res
     zeros = np.zeros(n)
     newton = NewtonSolver(tol, max_iter, "newton", "residual", linear_solver)
+    # Vector kinds: the unknowns are q itself.  Lie-group kinds (n_q ≠ n): the unknowns
+    # are an increment Δ from a base configuration, q = base ⊕ Δ, rebased after each
+    # load step (the Newton matrix carries the tangent operator T(Δ), so it is ∂F/∂Δ).
+    base = {"q": q}
+
+    def config(x):
+        return x[:n] if system.additive else system.increment(base["q"], x[:n])
 
     def problem(s):
         def residual(x, matrix):
-            F, Phi, A = system.evaluate(x[:n], zeros, zeros, x[n:], time, cM=0.0, cD=0.0, cK=1.0, terms=terms,
-                                        load_factor=s, matrix=matrix)
+            F, Phi, A = system.evaluate(config(x), zeros, zeros, x[n:], time, cM=0.0, cD=0.0, cK=1.0, terms=terms,
+                                        load_factor=s, matrix=matrix, tangent=None if system.additive else x[:n])
             r = np.r_[F, Phi]
             return r, r, A
         return residual
@@ -144,7 +151,7 @@ def static_equilibrium(model, load_steps=10, tol=1e-7, max_iter=50, jacobian="fu
             x1, it2, c2, norm = advance(xm, sm, s1, depth + 1)
             return x1, exc.args[0].iterations + it1 + it2, 1 + c1 + c2, norm
 
-    x = np.r_[q, np.zeros(m)]
+    x = np.r_[q if system.additive else zeros, np.zeros(m)]
     factors = np.linspace(0.0, 1.0, load_steps + 1)
     s_prev = 0.0
     for k, s in enumerate(factors):
@@ -155,7 +162,10 @@ def static_equilibrium(model, load_steps=10, tol=1e-7, max_iter=50, jacobian="fu
             out, s_fail = exc.args[0], exc.args[1] if len(exc.args) > 1 else s
             res.fail(_failure_message(system, problem(s_fail), out, k, s_fail, max_cuts if k else 0))
             break
-        res.add(StepState(float(time), x[:n].copy(), zeros.copy(), zeros.copy(), zeros.copy(), x[n:].copy()),
+        q_s = config(x).copy()
+        if not system.additive:
+            base["q"], x = q_s, np.r_[zeros, x[n:]]
+        res.add(StepState(float(time), q_s, zeros.copy(), zeros.copy(), zeros.copy(), x[n:].copy()),
                 float(s), its, cuts, _time.perf_counter() - c0, norm)
         s_prev = s
     res.newton = newton.stats

@@ -274,7 +274,7 @@ DOUBLE_ANGLES = (np.radians(60.0), np.radians(30.0))
 DOUBLE_OMEGA = ((0.0, 0.0, 2.0), (0.0, 1.0, -1.0))
 
 
-def spatial_double_pendulum():
+def spatial_double_pendulum(parameterization="quaternion"):
     """Two uniform rods (1 m, 1 kg) chained by spherical joints from the ground origin.
 
     Both start in the x-z plane (gravity −z); the upper rod turns about the vertical
@@ -292,10 +292,11 @@ def spatial_double_pendulum():
     m = Model(gravity=(0.0, 0.0, -G), name="spatial-double-pendulum")
     upper = m.rigid_body("upper", mass=mass, inertia=inertia, position=c1,
                          orientation=quaternion_from_axis_angle((0, 1, 0), 0.5 * np.pi - a1),
-                         velocity=np.cross(w1, c1), angular_velocity=w1)
+                         velocity=np.cross(w1, c1), angular_velocity=w1, parameterization=parameterization)
     lower = m.rigid_body("lower", mass=mass, inertia=inertia, position=c2,
                          orientation=quaternion_from_axis_angle((0, 1, 0), 0.5 * np.pi - a2),
-                         velocity=np.cross(w1, elbow) + np.cross(w2, c2 - elbow), angular_velocity=w2)
+                         velocity=np.cross(w1, elbow) + np.cross(w2, c2 - elbow), angular_velocity=w2,
+                         parameterization=parameterization)
     m.spherical(GROUND, upper, at=(0, 0, 0), name="shoulder")
     m.spherical(upper, lower, at=elbow, name="elbow")
     return m
@@ -368,12 +369,12 @@ def top_parameters():
     return TOP_MASS, TOP_COM, TOP_I_AXIAL, TOP_I_TRANSVERSE
 
 
-def heavy_top(com_position, rotation, com_velocity, omega_world):
+def heavy_top(com_position, rotation, com_velocity, omega_world, parameterization="quaternion"):
     """Symmetric top (body z = symmetry axis) on a spherical joint at the ground origin."""
     m = Model(gravity=(0.0, 0.0, -G), name="heavy-top")
     top = m.rigid_body("top", mass=TOP_MASS, inertia=(TOP_I_TRANSVERSE, TOP_I_TRANSVERSE, TOP_I_AXIAL),
                        position=com_position, orientation=rotation, velocity=com_velocity,
-                       angular_velocity=omega_world)
+                       angular_velocity=omega_world, parameterization=parameterization)
     m.spherical(GROUND, top, at=(0, 0, 0), name="tip")
     return m
 
