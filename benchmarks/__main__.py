@@ -1,13 +1,24 @@
-"""Benchmark runner: time per step and per Newton iteration, appended to results.
+"""Benchmark runner: flexmbd side by side with Exudyn, appended to results.
 
-    python -m benchmarks                 # every benchmark, 3 repeats
-    python -m benchmarks slider-crank-100 --repeat 5
+    python -m benchmarks                       # every benchmark, 3 repeats, both codes
+    python -m benchmarks chain-100 --repeat 5  # one (names may also be prefixes: chain)
     python -m benchmarks --list
+    python -m benchmarks --no-peer             # flexmbd only
+    python -m benchmarks chain-100 --profile   # + where flexmbd's time goes (cProfile)
+    python -m benchmarks chain-10 --convergence  # both codes at h and h/2
+    python -m benchmarks --plot                # docs/performance_scaling.png from results
 
-Each benchmark builds its model, runs it ``repeat`` times and records min and median
-wall time, steps, Newton iterations, per-step and per-iteration times, the machine and
-the git commit, in benchmarks/results.jsonl (one JSON object per line) and prints a
-table.  Timings live here and never in pass/fail tests.
+Each benchmark builds its model (not timed), runs it ``repeat`` times and records min
+and median wall time, steps, Newton iterations, per-step and per-iteration times, the
+machine and the git commit, in benchmarks/results.jsonl (one JSON object per line) and
+prints a table.  When Exudyn is importable (``pip install -e .[bench]``) and the
+benchmark has a peer model (benchmarks/exudyn_models.py), the same model is run in
+Exudyn in the same process; the row then also holds Exudyn's times and solver counts,
+the ratio flexmbd/Exudyn of the minimum wall times, and the agreement of the stated
+quantities (each within its stated tolerance; a disagreement prints FAIL, is recorded,
+and makes the exit status 1).  The first call of every code path is made before timing
+(Numba's cached machine code is loaded then; its time is reported as ``startup_s``).
+Timings live here and never in pass/fail tests.
 """
 from __future__ import annotations
 
@@ -21,9 +32,12 @@ import time
 import warnings
 from pathlib import Path
 
+import numpy as np
+
 from .models import BENCHMARKS
 
 RESULTS = Path(__file__).with_name("results.jsonl")
+PLOT = Path(__file__).parent.parent / "docs" / "performance_scaling.png"
 
 
 def machine():
@@ -52,9 +66,44 @@ def commit():
         return "unknown"
 
 
-def run_one(name, repeat):
-    bench = BENCHMARKS[name]
-    times, res = [], None
+def peer_available():
+    from . import exudyn_models
+
+    return exudyn_models.AVAILABLE
+
+
+# --------------------------------------------------------------------------- warm-up
+_STARTUP = {}
+
+
+def warm_up(peer):
+    """Run every code path once (tiny models, a few steps) before anything is timed."""
+    if "flexmbd" not in _STARTUP:
+        from flexmbd.examples import slider_crank, tensegrity
+        from flexmbd.solvers.integrators import Newmark
+
+        from .models import chain
+
+        t0 = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for refresh in ("newton", "step"):
+                slider_crank.build(k=2e4, c=1e3).simulate(t_end=0.03, h=0.01, refresh=refresh)
+            tensegrity.build_tower().model.simulate(t_end=0.03, h=0.01, integrator=Newmark(0.3, 0.6))
+            chain(2).simulate(t_end=3e-3, h=1e-3)
+            chain(30).simulate(t_end=2e-3, h=1e-3)  # the sparse (SuperLU) path
+        _STARTUP["flexmbd"] = time.perf_counter() - t0
+    if peer and "exudyn" not in _STARTUP:
+        from . import exudyn_models as exm
+
+        t0 = time.perf_counter()
+        exm.solve(exm.slider_crank(steps=3))
+        _STARTUP["exudyn"] = time.perf_counter() - t0
+
+
+# --------------------------------------------------------------------------- running
+def run_flexmbd(bench, repeat):
+    times, setups, res = [], [], None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for _ in range(repeat):
@@ -62,41 +111,293 @@ def run_one(name, repeat):
             t0 = time.perf_counter()
             res = bench.run(model)
             times.append(time.perf_counter() - t0)
+            setups.append(times[-1] - res.wall_time)  # freezing, assembly, initial accelerations
     tmin, tmed = min(times), statistics.median(times)
     steps, its = res.steps, int(res.stats["iterations"].sum())
-    return {"benchmark": name, "description": bench.description, "wall_min_s": tmin, "wall_median_s": tmed,
-            "repeat": repeat, "steps": steps, "newton_iterations": its, "success": res.success,
-            "per_step_ms": 1e3 * tmin / max(steps, 1), "per_iteration_ms": 1e3 * tmin / max(its, 1),
-            "check": bench.check(res), "date": time.strftime("%Y-%m-%d %H:%M:%S"), "commit": commit(),
-            "machine": machine()}
+    setup = setups[times.index(tmin)]
+    return res, {"wall_min_s": tmin, "wall_median_s": tmed, "repeat": repeat, "steps": steps,
+                 "newton_iterations": its, "factorizations": int(res.stats["factorizations"].sum()),
+                 "unknowns": int(res.system.n + res.system.m), "success": bool(res.success),
+                 "per_step_ms": 1e3 * tmin / max(steps, 1), "per_iteration_ms": 1e3 * tmin / max(its, 1),
+                 "setup_s": max(setup, 0.0), "check": bench.check(res)}
 
 
+def run_exudyn(bench, repeat):
+    from . import exudyn_models as exm
+
+    times, peer, out = [], None, None
+    for _ in range(repeat):
+        peer = bench.peer()
+        t0 = time.perf_counter()
+        out = exm.solve(peer)
+        times.append(time.perf_counter() - t0)
+    tmin, tmed = min(times), statistics.median(times)
+    answer = bench.peer_answer(peer)
+    row = {"version": exm.VERSION, "wall_min_s": tmin, "wall_median_s": tmed, "repeat": repeat, "steps": out.steps,
+           "newton_iterations": out.iterations, "jacobians": out.jacobians, "unknowns": out.unknowns,
+           "linear_solver": out.linear_solver, "success": out.success,
+           "per_step_ms": 1e3 * tmin / max(out.steps, 1), "per_iteration_ms": 1e3 * tmin / max(out.iterations, 1),
+           "newton": "modified" if peer.settings.timeIntegration.newton.useModifiedNewton else "full"}
+    if bench.reference is not None:
+        row["check"] = bench.reference(answer)
+    return answer, row
+
+
+def _summary(a):
+    a = np.asarray(a, dtype=float)
+    if a.size <= 3:
+        return [float(x) for x in a.ravel()]
+    if a.ndim == 1:
+        return {"last": float(a[-1]), "max": float(a.max()), "min": float(a.min())}
+    return {"shape": list(a.shape)}
+
+
+def agreement(bench, mine, theirs):
+    out, ok = {}, True
+    for key, tol in bench.tolerance.items():
+        x, y = np.asarray(mine[key], float), np.asarray(theirs[key], float)
+        if x.shape != y.shape:
+            diff, good = float("inf"), False
+        else:
+            diff = float(np.max(np.abs(x - y)))
+            good = bool(diff <= tol)
+        ok &= good
+        out[key] = {"difference": diff, "tolerance": tol, "ok": good, "flexmbd": _summary(x), "exudyn": _summary(y)}
+    return {"ok": ok, "quantities": out}
+
+
+def run_one(name, repeat, peer=True, save=True):
+    bench = BENCHMARKS[name]
+    repeat = min(repeat, bench.repeat or repeat)
+    peer = peer and bench.peer is not None and peer_available()
+    warm_up(peer)
+    res, mine = run_flexmbd(bench, repeat)
+    row = {"benchmark": name, "description": bench.description, **mine}
+    if bench.family:
+        row["family"], row["size"] = bench.family, bench.size
+    if peer:
+        theirs, prow = run_exudyn(bench, repeat)
+        row["exudyn"] = prow
+        row["ratio"] = row["wall_min_s"] / prow["wall_min_s"]
+        row["agreement"] = agreement(bench, bench.answer(res), theirs)
+    row.update({"startup_s": dict(_STARTUP), "date": time.strftime("%Y-%m-%d %H:%M:%S"), "commit": commit(),
+                "machine": machine()})
+    if save:
+        with open(RESULTS, "a") as f:
+            f.write(json.dumps(row) + "\n")
+    return row
+
+
+HEADER = (f"{'benchmark':28s} {'flexmbd [s]':>11s} {'Exudyn [s]':>10s} {'ratio':>6s} {'steps':>6s} "
+          f"{'iters f/E':>11s} {'ms/step f/E':>15s} {'ms/iter f/E':>13s}  agreement")
+
+
+def format_row(row):
+    e = row.get("exudyn")
+    if e is None:
+        return (f"{row['benchmark']:28s} {row['wall_min_s']:11.4f} {'–':>10s} {'–':>6s} {row['steps']:6d} "
+                f"{row['newton_iterations']:11d} {row['per_step_ms']:15.3f} {row['per_iteration_ms']:13.3f}  "
+                f"(no peer) {row['check']}")
+    ag = row["agreement"]
+    worst = max(ag["quantities"].items(), key=lambda kv: kv[1]["difference"] / kv[1]["tolerance"])
+    verdict = "ok" if ag["ok"] else "FAIL"
+    return (f"{row['benchmark']:28s} {row['wall_min_s']:11.4f} {e['wall_min_s']:10.4f} {row['ratio']:6.2f} "
+            f"{row['steps']:6d} {row['newton_iterations']:5d}/{e['newton_iterations']:<5d} "
+            f"{row['per_step_ms']:7.2f}/{e['per_step_ms']:<7.2f} {row['per_iteration_ms']:6.2f}/{e['per_iteration_ms']:<6.2f}"
+            f"  {verdict}: {worst[0]} differs by {worst[1]['difference']:.1e} (tol {worst[1]['tolerance']:.0e})")
+
+
+# --------------------------------------------------------------------------- profile
+def profile(name, top=15):
+    """cProfile one flexmbd run; print the top entries and a breakdown; return the breakdown."""
+    import cProfile
+    import pstats
+
+    bench = BENCHMARKS[name]
+    warm_up(False)
+    model = bench.build()
+    pr = cProfile.Profile()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pr.enable()
+        res = bench.run(model)
+        pr.disable()
+    st = pstats.Stats(pr)
+    print(f"\n=== {name}: {bench.description}")
+    print(f"{res.system.n + res.system.m} unknowns, {res.steps} steps, {int(res.stats['iterations'].sum())} Newton "
+          f"iterations, {int(res.stats['factorizations'].sum())} Newton factorizations (cProfile adds overhead)")
+    st.sort_stats("tottime").print_stats(top)
+    parts = breakdown(st)
+    print("where the time goes (cumulative, seconds under the profiler):")
+    for k, v in parts.items():
+        print(f"  {k:58s} {v:8.3f}")
+    return parts
+
+
+def breakdown(st):
+    """Attribute a profiled simulate() call to setup, assembly, factorization, …"""
+    S = st.stats
+
+    def find(file_part, func):
+        return [k for k in S if k[0].replace("\\", "/").endswith(file_part) and k[2] == func]
+
+    def cum(file_part, func, caller=None):
+        total = 0.0
+        for k in find(file_part, func):
+            if caller is None:
+                total += S[k][3]
+            else:
+                total += sum(v[3] for ck, v in S[k][4].items() if ck[2] == caller)
+        return total
+
+    def tot(pred):
+        return sum(v[2] for k, v in S.items() if pred(k))
+
+    total = cum("solvers/dynamics.py", "simulate")
+    step = cum("solvers/dynamics.py", "step")
+    ev = cum("flexmbd/system.py", "evaluate", "residual")
+    fac_n = cum("flexmbd/linalg.py", "factorize", "solve")
+    fac_p = cum("flexmbd/linalg.py", "factorize", "_project")
+    sol = cum("flexmbd/linalg.py", "solve", "solve") + cum("flexmbd/linalg.py", "solve", "_project")
+    pm = cum("flexmbd/system.py", "projection_matrix", "_project")
+    kern = tot(lambda k: "/flexmbd/kernels/" in k[0].replace("\\", "/"))
+    scat = cum("flexmbd/system.py", "_scatter_matrix", "evaluate")
+    gstrf = tot(lambda k: k[2].endswith("gstrf>") or k[2] == "<built-in method scipy.sparse.linalg._dsolve._superlu.gstrf>")
+    setup = cum("flexmbd/system.py", "__init__") + cum("solvers/dynamics.py", "initial_state")
+    return {"total (simulate)": total,
+            "setup: freeze + initial conditions": setup,
+            "steps": step,
+            "  residual + Newton matrix (System.evaluate)": ev,
+            "    compiled element kernels (Numba; all their calls)": kern,
+            "    of which scatter into the matrix pattern": scat,
+            "  factorization, Newton matrix": fac_n,
+            "  factorization, velocity projection": fac_p,
+            "    (SuperLU gstrf, all factorizations)": gstrf,
+            "  projection matrix assembly": pm,
+            "  back-substitutions": sol,
+            "  rest of the step (integrator, Newton loop, copies)": step - ev - fac_n - fac_p - pm - sol,
+            "results, bookkeeping": total - setup - step}
+
+
+# --------------------------------------------------------------------------- convergence
+def convergence(name):
+    """Run both codes at h and h/2: the answer's difference between codes at one step size
+    against its change with the step size (the discretization error's size)."""
+    from .models import refine
+
+    bench = BENCHMARKS[name]
+    fine = refine(name, 2)
+    peer = bench.peer is not None and peer_available()
+    warm_up(peer)
+    out = {}
+    for label, b in (("h", bench), ("h/2", fine)):
+        res, _ = run_flexmbd(b, 1)
+        out[("flexmbd", label)] = b.answer(res)
+        if peer:
+            out[("Exudyn", label)] = run_exudyn(b, 1)[0]
+    print(f"\n=== {name}: h = {bench.h}, h/2 = {fine.h}")
+    for key in bench.tolerance:
+        def d(a, b, key=key):
+            x, y = np.asarray(out[a][key]), np.asarray(out[b][key])
+            if x.shape != y.shape:  # time series at h and h/2: compare on the coarse grid
+                x, y = (x, y[::2]) if len(y) > len(x) else (x[::2], y)
+            return float(np.max(np.abs(x - y)))
+        print(f"{key}:")
+        print(f"  flexmbd(h) − flexmbd(h/2)      {d(('flexmbd', 'h'), ('flexmbd', 'h/2')):.2e}")
+        if peer:
+            print(f"  Exudyn(h)  − Exudyn(h/2)       {d(('Exudyn', 'h'), ('Exudyn', 'h/2')):.2e}")
+            print(f"  flexmbd(h) − Exudyn(h)         {d(('flexmbd', 'h'), ('Exudyn', 'h')):.2e}")
+            print(f"  flexmbd(h/2) − Exudyn(h/2)     {d(('flexmbd', 'h/2'), ('Exudyn', 'h/2')):.2e}")
+            print(f"  tolerance of the benchmark     {bench.tolerance[key]:.0e}")
+    return out
+
+
+# --------------------------------------------------------------------------- plot
+def plot(path=PLOT):
+    """Time per step and per Newton iteration vs chain length, latest row of each size."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = {}
+    with open(RESULTS) as f:
+        for ln in f:
+            r = json.loads(ln)
+            if r.get("family") == "chain" and "exudyn" in r:
+                rows[r["size"]] = r
+    if not rows:
+        print("no chain rows with Exudyn in results.jsonl; run python -m benchmarks chain first", file=sys.stderr)
+        return 1
+    N = np.array(sorted(rows))
+    fig, axes = plt.subplots(1, 2, figsize=(8, 3.4))
+    for ax, key, label in ((axes[0], "per_step_ms", "time per step [ms]"),
+                           (axes[1], "per_iteration_ms", "time per Newton iteration [ms]")):
+        f = np.array([rows[n][key] for n in N])
+        e = np.array([rows[n]["exudyn"][key] for n in N])
+        ax.loglog(N, f, "o-", label="flexmbd")
+        ax.loglog(N, e, "s--", label=f"Exudyn {rows[N[-1]]['exudyn']['version']}")
+        ax.loglog(N, f[0] * N / N[0], ":", color="gray", label="∝ N (from flexmbd's first point)")
+        ax.set_xlabel("bodies in the chain")
+        ax.set_ylabel(label)
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0].legend(fontsize=7)
+    c = rows[N[-1]]
+    fig.suptitle(f"chain of N bars (spherical joints + spring-dampers), commit {c['commit']}, "
+                 f"{c['machine']['cpu']}, {c['machine']['cores']} cores", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    print(f"plot written to {path}")
+    return 0
+
+
+# --------------------------------------------------------------------------- main
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("names", nargs="*", help="benchmarks to run (default: all)")
+    ap.add_argument("names", nargs="*", help="benchmarks to run, or prefixes of names (default: all)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--no-save", action="store_true", help="do not append to results.jsonl")
+    ap.add_argument("--no-peer", action="store_true", help="flexmbd only, even if Exudyn is installed")
+    ap.add_argument("--profile", action="store_true", help="also profile one flexmbd run of each benchmark")
+    ap.add_argument("--convergence", action="store_true", help="run both codes at h and h/2 instead of timing")
+    ap.add_argument("--plot", action="store_true", help=f"write {PLOT.name} from results.jsonl and stop")
     args = ap.parse_args(argv)
+    if args.plot:
+        return plot()
     if args.list:
         for n, b in BENCHMARKS.items():
-            print(f"{n:28s} {b.description}")
+            print(f"{n:28s} {'E' if b.peer else ' '} {b.description}")
         return 0
-    names = args.names or list(BENCHMARKS)
-    unknown = [n for n in names if n not in BENCHMARKS]
-    if unknown:
-        print(f"unknown benchmark(s) {unknown}; known: {list(BENCHMARKS)}", file=sys.stderr)
-        return 2
-    print(f"{'benchmark':28s} {'min [s]':>9s} {'median [s]':>10s} {'steps':>6s} {'iters':>6s} "
-          f"{'ms/step':>8s} {'ms/iter':>8s}  check")
+    names = []
+    for n in args.names or list(BENCHMARKS):
+        hits = [n] if n in BENCHMARKS else [b for b in BENCHMARKS if b.startswith(n)]
+        if not hits:
+            print(f"unknown benchmark {n!r}; known: {list(BENCHMARKS)}", file=sys.stderr)
+            return 2
+        names += [h for h in hits if h not in names]
+    if args.convergence:
+        for n in names:
+            convergence(n)
+        return 0
+    peer = not args.no_peer and peer_available()
+    if not peer and not args.no_peer:
+        print("Exudyn is not installed (pip install -e .[bench]): flexmbd only", file=sys.stderr)
+    print(HEADER)
+    failed = []
     for n in names:
-        row = run_one(n, args.repeat)
-        print(f"{n:28s} {row['wall_min_s']:9.4f} {row['wall_median_s']:10.4f} {row['steps']:6d} "
-              f"{row['newton_iterations']:6d} {row['per_step_ms']:8.3f} {row['per_iteration_ms']:8.3f}  {row['check']}")
-        if not args.no_save:
-            with open(RESULTS, "a") as f:
-                f.write(json.dumps(row) + "\n")
+        row = run_one(n, args.repeat, peer, not args.no_save)
+        print(format_row(row), flush=True)
+        if not row["success"] or (row.get("exudyn") and not row["agreement"]["ok"]):
+            failed.append(n)
+    if args.profile:
+        for n in names:
+            profile(n)
+    if failed:
+        print(f"FAIL: {failed}", file=sys.stderr)
+        return 1
     return 0
 
 

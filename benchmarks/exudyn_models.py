@@ -1,0 +1,299 @@
+"""The benchmark models in Exudyn, the C++ peer, for side-by-side runs.
+
+Exudyn is optional (``pip install -e .[bench]``); :data:`AVAILABLE` says whether it could
+be imported, and nothing here is needed by flexmbd or its tests.
+
+Each model is a :class:`PeerModel`: the Exudyn system built item by item (not timed),
+the simulation settings, and the bookkeeping that reads the answer back.  :func:`solve`
+is what the runner times: ``mbs.Assemble()`` (the analogue of flexmbd's freezing) and
+``exu.SolveDynamic``.
+
+Settings, the same for every model unless stated (they mirror flexmbd's defaults):
+
+* index-3 Newmark through Exudyn's generalized-α solver: ``useNewmark = True``,
+  ``newmarkBeta``/``newmarkGamma`` as in the flexmbd run (¼, ½ by default),
+  ``useIndex2Constraints = False``, ``spectralRadius = 1``;
+* full Newton (``useModifiedNewton = False``; flexmbd's default ``refresh='newton'``)
+  with Exudyn's default tolerances (relative 1e-8, absolute 1e-10), or modified Newton
+  when the benchmark compares flexmbd's ``refresh='step'``;
+* Euler-parameter rigid bodies (``NodeRigidBodyEP``, the Euler-parameter condition as an
+  algebraic equation, as in flexmbd);
+* dense LU (``EXUdense``) up to :data:`DENSE_LIMIT` unknowns, Eigen's sparse LU above
+  (whichever was faster for the model on this project's machines);
+* no solution file, no console output, one thread.
+
+Redundant constraints: Exudyn does not remove them, so the P1 slider-crank is built with
+a non-redundant joint set (the wrist joint constrains only x and y); it is the same
+mechanism, the planar motion being fixed by the other joints.  flexmbd removes the three
+redundant equations of its spatial revolute joints itself.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+try:  # optional peer
+    import exudyn as exu
+    import exudyn.utilities as exu_utilities  # noqa: F401  (registers the Create* helpers)
+    from exudyn.utilities import RigidBodyInertia
+
+    AVAILABLE = True
+    VERSION = exu.__version__
+except ImportError:  # pragma: no cover - depends on the environment
+    exu = None
+    AVAILABLE = False
+    VERSION = None
+
+#: Exudyn's dense LU (EXUdense) is used up to this many unknowns, EigenSparse above.
+#: Measured here: slider-crank (42 unknowns) and tensegrity (48) are 2-7 % faster dense,
+#: the 10-body chain (110) is 1.9-2.3× faster with EigenSparse.
+DENSE_LIMIT = 60
+
+
+@dataclass
+class PeerModel:
+    """An Exudyn system ready to solve, and how to read its answer."""
+
+    SC: object
+    mbs: object
+    settings: object
+    bodies: dict = field(default_factory=dict)   # flexmbd body name -> Exudyn ObjectIndex
+    sensors: dict = field(default_factory=dict)  # name -> SensorIndex (stored internally)
+    info: dict = field(default_factory=dict)
+
+    def position(self, body, local=(0.0, 0.0, 0.0)):
+        """Current global position of a body point (body-frame ``local``)."""
+        return np.asarray(self.mbs.GetObjectOutputBody(self.bodies[body], exu.OutputVariableType.Position,
+                                                       localPosition=list(map(float, local))))
+
+    def point(self, body, x0):
+        """Current position of the body point that was at global ``x0`` initially."""
+        r, A = self.info["frames"][body]
+        return self.position(body, A.T @ (np.asarray(x0, float) - r))
+
+    def sensor(self, name):
+        """Stored sensor data: columns t, value..."""
+        return np.asarray(self.mbs.GetSensorStoredData(self.sensors[name]))
+
+
+@dataclass
+class PeerResult:
+    success: bool
+    steps: int
+    iterations: int     # Newton iterations (solver.it.newtonStepsCount)
+    jacobians: int      # Jacobian evaluations and factorizations (solver.it.newtonJacobiCount)
+    unknowns: int       # ODE2 coordinates + algebraic variables
+    linear_solver: str
+
+
+def _require():
+    if not AVAILABLE:
+        raise ImportError("Exudyn is not installed: pip install -e .[bench]")
+
+
+def settings(steps, h, beta=0.25, gamma=0.5, modified_newton=False, sensor_period=None):
+    """SimulationSettings for ``steps`` index-3 Newmark steps of size ``h`` (see module doc)."""
+    _require()
+    ss = exu.SimulationSettings()
+    ti = ss.timeIntegration
+    ti.numberOfSteps = int(steps)
+    ti.endTime = steps * h
+    ti.verboseMode = 0
+    ga = ti.generalizedAlpha
+    ga.useNewmark = True
+    ga.newmarkBeta = float(beta)
+    ga.newmarkGamma = float(gamma)
+    ga.useIndex2Constraints = False
+    ga.spectralRadius = 1.0
+    ti.newton.useModifiedNewton = bool(modified_newton)
+    ss.solution.file.write = False
+    ss.solution.sensors.writePeriod = h if sensor_period is None else sensor_period
+    ss.show.computationTime = False
+    ss.show.statistics = False
+    ss.parallel.numberOfThreads = 1
+    return ss
+
+
+def solve(peer: PeerModel) -> PeerResult:
+    """Assemble and run (the timed part).  The linear solver follows :data:`DENSE_LIMIT`."""
+    mbs, ss = peer.mbs, peer.settings
+    mbs.Assemble()
+    n = mbs.systemData.ODE2Size() + mbs.systemData.AEsize()
+    sparse = n > DENSE_LIMIT
+    ss.linearSolver.solverType = exu.LinearSolverType.EigenSparse if sparse else exu.LinearSolverType.EXUdense
+    ok = exu.SolveDynamic(mbs, ss, storeSolver=True, autoAssemble=False)
+    it = mbs.sys["dynamicSolver"].it
+    return PeerResult(bool(ok), int(ss.timeIntegration.numberOfSteps), int(it.newtonStepsCount), int(it.newtonJacobiCount), n,
+                      "EigenSparse" if sparse else "EXUdense")
+
+
+def _new_system():
+    _require()
+    SC = exu.SystemContainer()
+    return SC, SC.AddSystem()
+
+
+# ---------------------------------------------------------------------------
+# P1 slider-crank (hand-built: a non-redundant joint set)
+# ---------------------------------------------------------------------------
+
+
+def slider_crank(k=2e4, c=1e3, steps=100, h=0.01, modified_newton=False):
+    """The P1 slider-crank (flexmbd.examples.slider_crank) with an SDA between the links.
+
+    Joints: revolute z at the crank pin and the elbow (5 equations each), prismatic x for
+    the slider (5), and at the wrist only the x and y components of the spherical
+    condition (2) — 17 independent equations for 18 coordinates (1 degree of freedom).
+    A sensor stores the slider's x at every step.
+    """
+    from flexmbd.examples import slider_crank as sc
+
+    SC, mbs = _new_system()
+    L, phi = sc.LENGTH, sc.CRANK_ANGLE
+    A = L * np.array([np.cos(phi), np.sin(phi), 0.0])
+    B = np.array([2 * L * np.cos(phi), 0.0, 0.0])
+    J_link = np.diag(sc.LINK_INERTIA)
+    ground = mbs.CreateGround()
+    crank = mbs.CreateRigidBody(inertia=RigidBodyInertia(sc.LINK_MASS, J_link), referencePosition=list(A / 2),
+                                referenceRotationMatrix=_rot_z(phi))
+    link = mbs.CreateRigidBody(inertia=RigidBodyInertia(sc.LINK_MASS, J_link), referencePosition=list((A + B) / 2),
+                               referenceRotationMatrix=_rot_z(-phi))
+    slider = mbs.CreateRigidBody(inertia=RigidBodyInertia(sc.SLIDER_MASS, np.diag(sc.SLIDER_INERTIA)),
+                                 referencePosition=list(B))
+    z = [0.0, 0.0, 1.0]
+    mbs.CreateRevoluteJoint(itemNumbers=[ground, crank], position=[0.0, 0.0, 0.0], axis=z)
+    mbs.CreateRevoluteJoint(itemNumbers=[crank, link], position=list(A), axis=z)
+    mbs.CreateSphericalJoint(itemNumbers=[link, slider], position=list(B), constrainedAxes=[1, 1, 0])
+    mbs.CreatePrismaticJoint(itemNumbers=[ground, slider], position=list(B), axis=[1.0, 0.0, 0.0])
+    mbs.CreateSpringDamper(itemNumbers=[crank, link], stiffness=float(k), damping=float(c))
+    mbs.CreateForce(itemNumber=slider, loadVector=[sc.FORCE, 0.0, 0.0])
+    s = mbs.AddSensor(exu.itemInterface.SensorBody(bodyNumber=slider, storeInternal=True, writeToFile=False,
+                                                   outputVariableType=exu.OutputVariableType.Position))
+    frames = {"crank": (A / 2, _rot_z(phi)), "link": ((A + B) / 2, _rot_z(-phi)), "slider": (B, np.eye(3))}
+    return PeerModel(SC, mbs, settings(steps, h, modified_newton=modified_newton),
+                     {"crank": crank, "link": link, "slider": slider}, {"slider": s}, {"frames": frames})
+
+
+def _rot_z(a):
+    c, s = np.cos(a), np.sin(a)
+    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+
+
+# ---------------------------------------------------------------------------
+# any flexmbd model of spatial rigid bodies, spherical joints, spring-dampers, forces
+# ---------------------------------------------------------------------------
+
+
+def from_model(model, steps, h, beta=0.25, gamma=0.5, modified_newton=False, cables="symbolic", sensors=()):
+    """Translate a flexmbd :class:`~flexmbd.Model` item by item into Exudyn.
+
+    Supported: spatial rigid bodies (Euler parameters, initial velocities), gravity,
+    spherical joints, spring-dampers with constant k, c, rest length and no actuator,
+    constant point forces, markers (answers are read with :meth:`PeerModel.position`).
+    Anything else raises ``NotImplementedError`` naming it, so a benchmark can never
+    silently compare different models.
+
+    ``cables``: how tension-only spring-dampers are built — ``"symbolic"`` (default): a
+    spring-force user function that drops the force while slack, as an Exudyn symbolic
+    expression evaluated in C++ (``CreateSymbolicUserFunction``, Exudyn's recommended
+    way to give a custom law without Python callbacks); ``"user"``: the same as a Python
+    function (a Python call per cable per evaluation); ``"linear"``: ordinary
+    spring-dampers (the same model only as long as no cable goes slack).  ``sensors``: body names whose centre position is stored every step.
+    """
+    from flexmbd.bodies.rigid import GROUND
+    from flexmbd.kinds import SpatialKind
+    from flexmbd.rotations import rotation_matrix
+
+    SC, mbs = _new_system()
+    ground = mbs.CreateGround()
+    g = [float(x) for x in model.gravity]
+    if cables not in ("symbolic", "user", "linear"):
+        raise ValueError(f"cables must be 'symbolic', 'user' or 'linear', got {cables!r}")
+    bodies, frames, cable_items = {}, {}, []
+    for b in model.bodies:
+        if b.kind is not SpatialKind:
+            raise NotImplementedError(f"body {b.name!r}: only spatial rigid bodies are translated")
+        A = rotation_matrix(b.orientation / np.linalg.norm(b.orientation))
+        bodies[b.name] = mbs.CreateRigidBody(
+            inertia=RigidBodyInertia(float(b.mass), np.asarray(b.inertia, float)), referencePosition=list(b.position),
+            referenceRotationMatrix=A, initialVelocity=list(map(float, b.velocity)),
+            initialAngularVelocity=list(map(float, b.angular_velocity)), gravity=g)
+        frames[b.name] = (np.asarray(b.position, float), A)
+
+    def item(body):
+        return ground if body is GROUND else bodies[body.name]
+
+    def local(body, x):
+        if body is GROUND:
+            return [float(v) for v in x]
+        r, A = frames[body.name]
+        return [float(v) for v in A.T @ (np.asarray(x, float) - r)]
+
+    for e in model.elements:
+        bi = e.bodies[0]
+        if e.kind == "spherical":
+            mbs.CreateSphericalJoint(itemNumbers=[item(bi), item(e.bodies[1])], position=list(map(float, e.data["at"])))
+        elif e.kind == "spring_damper":
+            d = e.data
+            if d["law"] is not None or not _is_zero(d["actuator"]):
+                raise NotImplementedError(f"spring_damper {e.name!r}: only linear elements without actuator")
+            bj = e.bodies[1]
+            kw = dict(itemNumbers=[item(bi), item(bj)], localPosition0=local(bi, d["at_i"]),
+                      localPosition1=local(bj, d["at_j"]), referenceLength=float(d["rest_length"]),
+                      stiffness=float(d["k"]), damping=float(d["c"]))
+            if d["tension_only"] and cables == "user":
+                kw["springForceUserFunction"] = _cable_force
+            co = mbs.CreateSpringDamper(**kw)
+            if d["tension_only"] and cables == "symbolic":
+                cable_items.append(co)
+        elif e.kind == "force":
+            d = e.data
+            if not _is_one(d["scale"]):
+                raise NotImplementedError(f"force {e.name!r}: only constant forces")
+            mbs.CreateForce(itemNumber=item(bi), loadVector=list(map(float, d["force"])),
+                            localPosition=local(bi, d["at"]), bodyFixed=bool(d["body_fixed"]))
+        elif e.kind == "marker":
+            continue  # read with PeerModel.position
+        else:
+            raise NotImplementedError(f"{e.kind} {e.name!r}: not translated to Exudyn")
+    info = {"frames": frames, "cables": cables}
+    if cable_items:
+        from exudyn.utilities import CreateSymbolicUserFunction
+
+        # one symbolic function shared by all cables; the handle must outlive the solve
+        info["cable_function"] = fn = CreateSymbolicUserFunction(mbs, _cable_force_symbolic, "springForceUserFunction",
+                                                                 cable_items[0])
+        for co in cable_items:
+            mbs.SetObjectParameter(co, "springForceUserFunction", fn)
+    sens = {name: mbs.AddSensor(exu.itemInterface.SensorBody(
+        bodyNumber=bodies[name], storeInternal=True, writeToFile=False,
+        outputVariableType=exu.OutputVariableType.Position)) for name in sensors}
+    return PeerModel(SC, mbs, settings(steps, h, beta, gamma, modified_newton), bodies, sens, info)
+
+
+def _cable_force(mbs, t, itemNumber, u, v, k, d, F0):
+    """flexmbd's cable rule: no force while slack (δ ≤ 0) or when the law would push."""
+    f = k * u + d * v + F0
+    return f if (u > 0.0 and f > 0.0) else 0.0
+
+
+def _cable_force_symbolic(mbs, t, itemNumber, u, v, k, d, F0):
+    """:func:`_cable_force` as an Exudyn symbolic expression (traced once, run in C++)."""
+    esym = exu.symbolic
+    zero = esym.Real(0.0)
+    return esym.IfThenElse(u > zero, esym.max(k * u + d * v + F0, zero), zero)
+
+
+def _is_zero(fn):
+    try:
+        return all(float(fn(t)) == 0.0 for t in (0.0, 0.37, 1.0))
+    except TypeError:
+        return float(fn) == 0.0
+
+
+def _is_one(fn):
+    try:
+        return all(float(fn(t)) == 1.0 for t in (0.0, 0.37, 1.0))
+    except TypeError:
+        return float(fn) == 1.0
