@@ -51,6 +51,16 @@ def kinematics(spatial, ql, vl, ui, uj, length, rate):
 
 @njit(cache=True)
 def forces(spatial, ql, vl, ui, uj, F, Fd, Fr, jacobians, Q, K, D):
+    """Q, ∂Q/∂q, ∂Q/∂q' for given force values F and slopes Fd = ∂F/∂δ, Fr = ∂F/∂δ'."""
+    n = ql.shape[0]
+    _forces(spatial, ql, vl, ui, uj, F, Fd, Fr, jacobians, Q, K, D, False,
+            np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.zeros(n, np.bool_), np.empty(n), np.empty(n))
+
+
+@njit(cache=True)
+def _forces(spatial, ql, vl, ui, uj, F, Fd, Fr, jacobians, Q, K, D, linear, k, c, l0, fa, tension_only,
+            length, rate):
+    """The element loop; with ``linear`` it also evaluates F = k δ + c l' + f_a (cable rule)."""
     n, m = ql.shape
     nq = m // 2
     Jh = np.empty((3, m))
@@ -70,8 +80,20 @@ def forces(spatial, ql, vl, ui, uj, F, Fd, Fr, jacobians, Q, K, D):
         h[:] = 0.0
         _kin(spatial, ql[el], vl[el], ui[el], uj[el], nq, Jh, Ci, Cj, Ai, Aj, h, hd)
         l = np.sqrt(h[0] ** 2 + h[1] ** 2 + h[2] ** 2)
+        length[el] = l
+        if l == 0.0:
+            rate[el] = 0.0
+            continue
         for i in range(3):
             e_[i] = h[i] / l
+        rate[el] = e_[0] * hd[0] + e_[1] * hd[1] + e_[2] * hd[2]
+        if linear:
+            delta = l - l0[el]
+            f = k[el] * delta + c[el] * rate[el] + fa[el]
+            if tension_only[el] and (delta <= 0.0 or f < 0.0):
+                F[el], Fd[el], Fr[el] = 0.0, 0.0, 0.0
+            else:
+                F[el], Fd[el], Fr[el] = f, k[el], c[el]
         for a in range(m):
             Jte[a] = Jh[0, a] * e_[0] + Jh[1, a] * e_[1] + Jh[2, a] * e_[2]
             Q[el, a] = -F[el] * Jte[a]
@@ -112,15 +134,6 @@ def forces(spatial, ql, vl, ui, uj, F, Fd, Fr, jacobians, Q, K, D):
 @njit(cache=True)
 def linear_forces(spatial, ql, vl, ui, uj, k, c, l0, fa, tension_only, jacobians, Q, K, D, length, rate, F):
     """Linear elements in one pass: kinematics, F = k δ + c l' + f_a (cable rule), Q, K, D."""
-    kinematics(spatial, ql, vl, ui, uj, length, rate)
     n = ql.shape[0]
-    Fd = np.empty(n)
-    Fr = np.empty(n)
-    for e in range(n):
-        delta = length[e] - l0[e]
-        f = k[e] * delta + c[e] * rate[e] + fa[e]
-        if tension_only[e] and (delta <= 0.0 or f < 0.0):
-            F[e], Fd[e], Fr[e] = 0.0, 0.0, 0.0
-        else:
-            F[e], Fd[e], Fr[e] = f, k[e], c[e]
-    forces(spatial, ql, vl, ui, uj, F, Fd, Fr, jacobians, Q, K, D)
+    _forces(spatial, ql, vl, ui, uj, F, np.empty(n), np.empty(n), jacobians, Q, K, D, True, k, c, l0, fa,
+            tension_only, length, rate)
