@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .lie import se3_T, so3_T
 from .rotations import CHAT, rotation_matrix, skew
 
 ZERO, POINT, VECTOR, CONSTANT = 0, 1, 2, 3
@@ -116,7 +117,42 @@ class RotationKind:
         return T
 
 
-KINDS = {"spatial": SpatialKind, "planar": PlanarKind, "spatial-lie": RotationKind}
+class FrameKind:
+    """A frame on SE(3): beam nodes and rigid bodies of beam models.
+
+    Configuration q = [x (3), p (4) unit quaternion] (the frame H = (A(p), x)); increments
+    and velocities are body-frame twists v = (U, Ω) with ẋ = A U, and an increment acts
+    as H ⊕ Δ = H exp(Δ̃) on SE(3) (Sonneville, Cardona & Brüls 2014):
+        x ← x + A T(Ω_Δ)ᵀ U_Δ,   A ← A exp(Ω̃_Δ).
+    Everything an element sees in these coordinates is frame-invariant, so the internal
+    forces and stiffness of a beam on SE(3) nodes do not change under rigid motion.
+    """
+
+    name = "se3"
+    nq = 7
+    nv = 6
+    compiled = False
+    ground_q = np.array([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
+
+    @staticmethod
+    def increment(q, dv):
+        q = np.asarray(q, dtype=float)
+        dv = np.asarray(dv, dtype=float)
+        out = np.empty(np.broadcast_shapes(q.shape, dv.shape[:-1] + (7,)))
+        A = rotation_matrix(q[..., 3:7].reshape(-1, 4)).reshape(q.shape[:-1] + (3, 3))
+        step = np.einsum("...ji,...j->...i", so3_T(dv[..., 3:6]), dv[..., :3])   # T(Ω)ᵀ U
+        out[..., :3] = q[..., :3] + np.einsum("...ij,...j->...i", A, step)
+        p = quaternion_product(q[..., 3:7], quaternion_exp(dv[..., 3:6]))
+        out[..., 3:7] = p / np.linalg.norm(p, axis=-1, keepdims=True)
+        return out
+
+    @staticmethod
+    def tangent(dv):
+        """T_SE3(Δ) (N, 6, 6): q ⊕ (Δ + δ) = (q ⊕ Δ) ⊕ (T(Δ) δ) to first order in δ."""
+        return se3_T(np.asarray(dv, dtype=float).reshape(-1, 6))
+
+
+KINDS = {"spatial": SpatialKind, "planar": PlanarKind, "spatial-lie": RotationKind, "se3": FrameKind}
 
 
 class MarkerSet:
@@ -142,6 +178,8 @@ class MarkerSet:
             return self._evaluate_spatial(qb)
         if self.kind is RotationKind:
             return self._evaluate_lie(qb)
+        if self.kind is FrameKind:
+            return self._evaluate_frame(qb)
         return self._evaluate_planar(qb)
 
     # --------------------------------------------------- rotation-vector kind
@@ -156,6 +194,15 @@ class MarkerSet:
         x = self.point[:, None] * qb[:, :3] + np.einsum("nij,nj->ni", A, ur) + self.const[:, None] * self.u
         J = np.zeros((self.n, 3, 6))
         J[:, 0, 0] = J[:, 1, 1] = J[:, 2, 2] = self.point
+        J[:, :, 3:] = -np.einsum("nij,njk->nik", A, skew(ur))
+        return x, J
+
+    def _evaluate_frame(self, qb):
+        # x = X + A u;  δx = A δU − A ũ δΘ  (H ← H exp(δ), body-frame twist increment)
+        A, ur = self._lie_parts(qb)
+        x = self.point[:, None] * qb[:, :3] + np.einsum("nij,nj->ni", A, ur) + self.const[:, None] * self.u
+        J = np.empty((self.n, 3, 6))
+        J[:, :, :3] = A * self.point[:, None, None]
         J[:, :, 3:] = -np.einsum("nij,njk->nik", A, skew(ur))
         return x, J
 
@@ -196,6 +243,12 @@ class MarkerSet:
             A, ur = self._lie_parts(qb)
             b = np.einsum("nji,nj->ni", A, g)
             out[:, 3:, 3:] = np.einsum("nij,njk->nik", skew(ur), skew(b))
+        elif self.kind is FrameKind:
+            # Jᵀ g = [point · b; ũ b] with b = Aᵀ g, and ∂b/∂Θ = b̃
+            A, ur = self._lie_parts(qb)
+            bt = skew(np.einsum("nji,nj->ni", A, g))
+            out[:, :3, 3:] = bt * self.point[:, None, None]
+            out[:, 3:, 3:] = np.einsum("nij,njk->nik", skew(ur), bt)
         elif self.kind is SpatialKind:
             out[:, 3:, 3:] = 2.0 * np.einsum("ni,nijk->njk", g, self.Cu)
         else:
@@ -210,6 +263,11 @@ class MarkerSet:
             # J v = Ṙ + A (Ω × u),  A → A exp(Δθ~)  ⇒  ∂/∂Δθ = −A (Ω × u)~
             A, ur = self._lie_parts(qb)
             c = np.cross(vb[:, 3:6], ur)
+            out[:, :, 3:] = -np.einsum("nij,njk->nik", A, skew(c))
+        elif self.kind is FrameKind:
+            # J v = A c, c = point · U + Ω × u  ⇒  ∂/∂Θ = −A c̃
+            A, ur = self._lie_parts(qb)
+            c = self.point[:, None] * vb[:, :3] + np.cross(vb[:, 3:6], ur)
             out[:, :, 3:] = -np.einsum("nij,njk->nik", A, skew(c))
         elif self.kind is SpatialKind:
             out[:, :, 3:] = 2.0 * np.einsum("nijk,nj->nik", self.Cu, vb[:, 3:7])

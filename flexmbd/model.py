@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .bodies.rigid import GROUND, Body, Ground
-from .kinds import PlanarKind, RotationKind, SpatialKind
+from .kinds import FrameKind, PlanarKind, RotationKind, SpatialKind
 from .rotations import quaternion_from_axis_angle, quaternion_from_matrix, rotation_matrix
 from .timefunctions import ConstantSpeed, as_time_function
 
@@ -99,12 +99,14 @@ class Model:
         ``parameterization``: ``"quaternion"`` (default; P1's Euler parameters in R⁴ with the
         normalisation constraint, kind ``spatial``) or ``"rotation"`` (unit quaternion
         updated multiplicatively by body-frame rotation-vector increments, velocities
-        [Ṙ, Ω] with Ω in body axes, no normalisation constraint; kind ``spatial-lie``).
+        [Ṙ, Ω] with Ω in body axes, no normalisation constraint; kind ``spatial-lie``) or
+        ``"se3"`` (a frame on SE(3): body-frame twist velocities (U, Ω) and increments
+        H exp(Δ); kind ``se3``, the kind of beam nodes — use it for bodies joined to beams).
         Joints and force elements connect bodies of the same kind only.
         """
-        kinds = {"quaternion": SpatialKind, "rotation": RotationKind}
+        kinds = {"quaternion": SpatialKind, "rotation": RotationKind, "se3": FrameKind}
         if parameterization not in kinds:
-            raise ModelError(f"parameterization must be 'quaternion' or 'rotation', got {parameterization!r}")
+            raise ModelError(f"parameterization must be 'quaternion', 'rotation' or 'se3', got {parameterization!r}")
         name = self._name(name, "body")
         what = f"body {name!r}"
         mass = float(mass)

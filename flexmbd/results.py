@@ -7,7 +7,7 @@ import numpy as np
 
 from .bodies.rigid import GROUND
 from .forces.loads import PointForceGroup, TorqueGroup
-from .kinds import PlanarKind, RotationKind, SpatialKind
+from .kinds import FrameKind, PlanarKind, RotationKind, SpatialKind
 from .rotations import E_matrix, rotation_matrix
 
 STAT_FIELDS = ("iterations", "refreshes", "factorizations", "seconds", "substeps")
@@ -112,8 +112,10 @@ class Result:
             if b.name == owner:
                 q, v = self.q[:, sys.config_slice(b)], self.v[:, sys.body_slice(b)]
                 spatial = b.kind is not PlanarKind
-                if what == "angular_velocity" and b.kind is RotationKind:
+                if what == "angular_velocity" and b.kind in (RotationKind, FrameKind):
                     return np.einsum("nij,nj->ni", rotation_matrix(q[:, 3:7]), v[:, 3:6])  # ω = A Ω
+                if what == "velocity" and b.kind is FrameKind:
+                    return np.einsum("nij,nj->ni", rotation_matrix(q[:, 3:7]), v[:, :3])   # ẋ = A U
                 if what == "position":
                     return q[:, :3] if spatial else np.c_[q[:, :2], np.zeros(len(q))]
                 if what == "velocity":

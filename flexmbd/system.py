@@ -29,14 +29,14 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
-from .bodies.rigid import GROUND, PlanarBodyGroup, RotationBodyGroup, SpatialBodyGroup
+from .bodies.rigid import GROUND, FrameBodyGroup, PlanarBodyGroup, RotationBodyGroup, SpatialBodyGroup
 from .constraints import joints as J
 from .constraints.dot import DotConstraintGroup, TimeLaw, angle_law, offset_law
 from .constraints.normalization import NormalizationGroup
 from .forces.loads import GravityGroup, PointForceGroup, TorqueGroup
 from .forces.spring_damper import SpringDamperGroup
 from .forces.rotational_spring import RotationalSpringDamperGroup
-from .kinds import PlanarKind, RotationKind, SpatialKind
+from .kinds import FrameKind, PlanarKind, RotationKind, SpatialKind
 from .linalg import DENSE_LIMIT
 from .model import ModelError, body_position, body_rotation
 
@@ -71,12 +71,14 @@ def jacobian_terms(spec) -> frozenset:
 
 
 COORD_NAMES = {"spatial": ("x", "y", "z", "e0", "e1", "e2", "e3"), "planar": ("x", "y", "theta"),
-               "spatial-lie": ("x", "y", "z", "e0", "e1", "e2", "e3")}
+               "spatial-lie": ("x", "y", "z", "e0", "e1", "e2", "e3"),
+               "se3": ("x", "y", "z", "e0", "e1", "e2", "e3")}
 #: names of the velocity/increment coordinates (rows of the equations of motion)
 VELOCITY_NAMES = {"spatial": COORD_NAMES["spatial"], "planar": COORD_NAMES["planar"],
-                  "spatial-lie": ("x", "y", "z", "theta_x", "theta_y", "theta_z")}
+                  "spatial-lie": ("x", "y", "z", "theta_x", "theta_y", "theta_z"),
+                  "se3": ("U_x", "U_y", "U_z", "theta_x", "theta_y", "theta_z")}
 #: every kind, in the order of their ground slots in the extended vectors
-KIND_ORDER = (SpatialKind, PlanarKind, RotationKind)
+KIND_ORDER = (SpatialKind, PlanarKind, RotationKind, FrameKind)
 
 
 class System:
@@ -119,7 +121,7 @@ class System:
         # ------------------------------------------------------------- groups
         self.body_groups = []
         for kind, cls in ((SpatialKind, SpatialBodyGroup), (PlanarKind, PlanarBodyGroup),
-                          (RotationKind, RotationBodyGroup)):
+                          (RotationKind, RotationBodyGroup), (FrameKind, FrameBodyGroup)):
             bs = [b for b in bodies if b.kind is kind]
             if bs:
                 self.body_groups.append(cls(bs, [self.dofs(b, kind) for b in bs],
@@ -194,11 +196,12 @@ class System:
         v = np.zeros(self.n)
         for b in self.model.bodies:
             o, oc = self.offsets[b.index], self.config_offsets[b.index]
-            if b.kind is RotationKind:
+            if b.kind is RotationKind or b.kind is FrameKind:
                 from .rotations import rotation_matrix
+                A = rotation_matrix(b.orientation)
                 q[oc:oc + 3], q[oc + 3:oc + 7] = b.position, b.orientation
-                v[o:o + 3] = b.velocity
-                v[o + 3:o + 6] = rotation_matrix(b.orientation).T @ b.angular_velocity  # Ω = Aᵀ ω
+                v[o:o + 3] = b.velocity if b.kind is RotationKind else A.T @ b.velocity  # U = Aᵀ ẋ
+                v[o + 3:o + 6] = A.T @ b.angular_velocity  # Ω = Aᵀ ω
             elif b.kind is SpatialKind:
                 p = b.orientation
                 q[oc:oc + 3], q[oc + 3:oc + 7] = b.position, p

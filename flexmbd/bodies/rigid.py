@@ -17,6 +17,13 @@ p ⊗ exp(Δθ).  Their inertia force is the body-frame Newton-Euler form
 
     F = [m R̈;  J Ω̇ + Ω × J Ω],   ∂F/∂v = [0; Ω̃ J − (J Ω)~],   ∂F/∂Δ = 0,   M = diag(m I, J).
 
+SE(3) bodies (:class:`~flexmbd.kinds.FrameKind`) have body-frame twists v = (U, Ω),
+ẋ = A U, and obey M η̇ − ad(η)ᵀ M η = f on SE(3) (Sonneville et al. 2014, eq. for rigid
+bodies), with the centre of mass at the frame origin:
+
+    F = [m (U̇ + Ω × U);  J Ω̇ + Ω × J Ω],
+    ∂F/∂v = [[m Ω̃, −m Ũ], [0, Ω̃ J − (J Ω)~]],   ∂F/∂Δ = 0,   M = diag(m I, J).
+
 Every group has ``config_index`` (into the extended configuration vector) and
 ``dof_index`` (into the extended velocity/increment vector: residual rows, matrix columns).
 """
@@ -27,7 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..kernels import AVAILABLE as USE_KERNELS
-from ..kinds import PlanarKind, RotationKind, SpatialKind
+from ..kinds import FrameKind, PlanarKind, RotationKind, SpatialKind
 from ..rotations import DG, G_matrix, skew
 
 if USE_KERNELS:
@@ -195,3 +202,20 @@ class RotationBodyGroup:
         w = vb[:, 3:6]
         return 0.5 * self.mass * np.einsum("ni,ni->n", vb[:, :3], vb[:, :3]) + 0.5 * np.einsum(
             "ni,nij,nj->n", w, self.inertia, w)
+
+
+class FrameBodyGroup(RotationBodyGroup):
+    """All SE(3) rigid bodies (kind ``se3``): body-frame Newton-Euler on SE(3)."""
+
+    kind = FrameKind
+
+    def inertia_force(self, qb, vb, ab, jacobians=True):
+        """F = [m (U̇ + Ω × U); J Ω̇ + Ω × J Ω]; ∂F/∂Δ = 0, ∂F/∂v, M."""
+        F, K, D, M = super().inertia_force(qb, vb, ab, jacobians)
+        U, w = vb[:, :3], vb[:, 3:6]
+        F[:, :3] += self.mass[:, None] * np.cross(w, U)
+        if jacobians:
+            m = self.mass[:, None, None]
+            D[:, :3, :3] = m * skew(w)
+            D[:, :3, 3:] = -m * skew(U)
+        return F, K, D, M

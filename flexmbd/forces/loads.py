@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels import AVAILABLE as USE_KERNELS
-from ..kinds import POINT, VECTOR, MarkerSet, PlanarKind, RotationKind, SpatialKind
+from ..kinds import POINT, VECTOR, FrameKind, MarkerSet, PlanarKind, RotationKind, SpatialKind
 from ..rotations import DE, DG, E_matrix, G_matrix, rotation_matrix, skew
 from ..timefunctions import Constant
 from .base import ForceGroup
@@ -49,6 +49,16 @@ class GravityGroup(ForceGroup):
 
     def evaluate(self, qe, ve, t, jacobians=True):
         Q = np.zeros(self.dof_index.shape)
+        if self.kind is FrameKind:
+            # body-frame translational increments: Q_U = Aᵀ m g, ∂(Aᵀ m g)/∂Θ = (Aᵀ m g)~
+            A = rotation_matrix(qe[self.config_index[:, 3:7]])
+            b = np.einsum("nji,j->ni", A, self.g) * self.mass[:, None]
+            Q[:, :3] = b
+            if not jacobians:
+                return Q, None, None
+            K = np.zeros(Q.shape + (6,))
+            K[:, :3, 3:] = skew(b)
+            return Q, K, None
         Q[:, : self.ntr] = self.mass[:, None] * self.g
         return Q, None, None
 
@@ -116,7 +126,7 @@ class TorqueGroup(ForceGroup):
         n = self.n * s[:, None]
         Q = np.zeros(self.dof_index.shape)
         K = np.zeros(Q.shape + (Q.shape[1],)) if jacobians else None
-        if self.kind is RotationKind:
+        if self.kind is RotationKind or self.kind is FrameKind:
             b = np.where(self.body_fixed[:, None], n, np.einsum("nji,nj->ni", rotation_matrix(qb[:, 3:7]), n))
             Q[:, 3:] = b
             if jacobians:

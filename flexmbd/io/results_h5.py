@@ -580,12 +580,14 @@ class StoredResult(Result):
             i = lay["body_names"].index(owner)
             o, oc = int(lay["body_offsets"][i]), int(_config_offsets(lay)[i])
             kind = lay["body_kinds"][i]
-            spatial = kind in ("spatial", "spatial-lie")
+            spatial = kind in ("spatial", "spatial-lie", "se3")
             q = self.q[:, oc:oc + (7 if spatial else 3)]
-            v = self.v[:, o:o + {"spatial": 7, "spatial-lie": 6}.get(kind, 3)]
+            v = self.v[:, o:o + {"spatial": 7, "spatial-lie": 6, "se3": 6}.get(kind, 3)]
             z = np.zeros(len(q))
-            if what == "angular_velocity" and kind == "spatial-lie":
+            if what == "angular_velocity" and kind in ("spatial-lie", "se3"):
                 return np.einsum("nij,nj->ni", rotation_matrix(q[:, 3:7]), v[:, 3:6])
+            if what == "velocity" and kind == "se3":
+                return np.einsum("nij,nj->ni", rotation_matrix(q[:, 3:7]), v[:, :3])
             if what == "position":
                 return q[:, :3] if spatial else np.c_[q[:, :2], z]
             if what == "velocity":
@@ -614,7 +616,7 @@ class StoredResult(Result):
         for i in range(nb):
             o = int(_config_offsets(lay)[i])
             q = self.q[rows]
-            if lay["body_kinds"][i] in ("spatial", "spatial-lie"):
+            if lay["body_kinds"][i] in ("spatial", "spatial-lie", "se3"):
                 R[:, i] = q[:, o:o + 3]
                 p = q[:, o + 3:o + 7]
                 A[:, i] = rotation_matrix(p / np.linalg.norm(p, axis=1, keepdims=True))

@@ -126,7 +126,11 @@ def _point_velocities(result, rows, sc):
     for i in range(nb):
         o = int(lay["body_offsets"][i])
         oc = int(lay.get("body_config_offsets", lay["body_offsets"])[i])
-        if lay["body_kinds"][i] == "spatial-lie":
+        if lay["body_kinds"][i] == "se3":
+            A = rotation_matrix(q[:, oc + 3:oc + 7])
+            vR[:, i] = np.einsum("nij,nj->ni", A, v[:, o:o + 3])
+            w[:, i] = np.einsum("nij,nj->ni", A, v[:, o + 3:o + 6])
+        elif lay["body_kinds"][i] == "spatial-lie":
             vR[:, i] = v[:, o:o + 3]
             w[:, i] = np.einsum("nij,nj->ni", rotation_matrix(q[:, oc + 3:oc + 7]), v[:, o + 3:o + 6])
         elif lay["body_kinds"][i] == "spatial":
