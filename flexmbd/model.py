@@ -299,6 +299,21 @@ class Model:
         self._names.add(e.name)
         return e
 
+    def beam(self, name=None, *, section, elements, geometry=None, start=None, end=None, e2=None, order=1,
+             formulation="se3", integration="full"):
+        """A geometrically exact beam of ``elements`` elements on SE(3) nodes.
+
+        ``geometry``: the stress-free reference curve (``flexmbd.beams.StraightLine``,
+        ``CircularArc``, ``NurbsReference``), or ``start`` and ``end`` points (with
+        ``e2``, the section's second axis) for a straight beam.  ``section``: a
+        ``flexmbd.beams.Section``.  ``integration``: "full", "reduced" or "hw" (Hu-Washizu,
+        constant assumed shear strain).  Returns a :class:`~flexmbd.beams.builder.Beam`
+        whose nodes (``beam.node(i)``, ``beam.first``, ``beam.last``) take joints and loads.
+        """
+        from .beams.builder import add_beam
+
+        return add_beam(self, name, section, elements, geometry, start, end, e2, order, formulation, integration)
+
     def marker(self, body, at, name=None):
         """A named point fixed on a body (given in global coordinates in the initial
         configuration); results report ``<name>.position`` and ``<name>.velocity``."""

@@ -122,11 +122,16 @@ class System:
         self.body_groups = []
         for kind, cls in ((SpatialKind, SpatialBodyGroup), (PlanarKind, PlanarBodyGroup),
                           (RotationKind, RotationBodyGroup), (FrameKind, FrameBodyGroup)):
-            bs = [b for b in bodies if b.kind is kind]
+            bs = [b for b in bodies if b.kind is kind and (b.mass > 0 or np.any(b.inertia != 0))]
             if bs:
                 self.body_groups.append(cls(bs, [self.dofs(b, kind) for b in bs],
                                             [self.config_dofs(b, kind) for b in bs]))
-        self.force_groups = self._force_groups()
+        from .beams.builder import beam_groups
+
+        beams = [e for e in model.elements if e.kind == "beam"]
+        beam_inertia, beam_forces = beam_groups(self, beams)
+        self.body_groups += beam_inertia
+        self.force_groups = self._force_groups(beams) + beam_forces
         self.constraint_groups = self._constraint_groups()
         self.removed_equations = []
         self.removed_groups = []
@@ -231,16 +236,26 @@ class System:
         bi, bj = spec.bodies
         return (J.Frame(0, body_position(bi), body_rotation(bi)), J.Frame(1, body_position(bj), body_rotation(bj)))
 
-    def _force_groups(self):
+    def _force_groups(self, beams=()):
+        from .beams.builder import nodal_weights
+
         groups = []
         model = self.model
         for kind in KIND_ORDER:
-            bs = [b for b in model.bodies if b.kind is kind]
+            bs = [b for b in model.bodies if b.kind is kind and b.mass > 0]
             if bs and np.any(model.gravity != 0):
                 if kind is PlanarKind and model.gravity[2] != 0:
                     raise ModelError("gravity has a z component, but planar bodies move in the x-y plane")
                 groups.append(GravityGroup(kind, bs, [self.dofs(b) for b in bs], model.gravity,
                                            [self.config_dofs(b) for b in bs]))
+            if kind is FrameKind and beams and np.any(model.gravity != 0):
+                shares = nodal_weights(self, beams)
+                if shares:
+                    g = GravityGroup(kind, [b for b, _ in shares], [self.dofs(b) for b, _ in shares], model.gravity,
+                                     [self.config_dofs(b) for b, _ in shares])
+                    g.mass = np.array([m for _, m in shares])
+                    g.element_names = [f"{b.name}.weight" for b, _ in shares]
+                    groups.append(g)
             sdas = [e for e in model.elements if e.kind == "spring_damper" and self._pair_kind(e) is kind]
             if sdas:
                 fr = [self._frames(e) for e in sdas]

@@ -1,0 +1,164 @@
+"""The two-node SE(3) beam: exact derivatives, invariance, P3's static tests."""
+import warnings
+
+import numpy as np
+import pytest
+
+import flexmbd as fm
+from flexmbd.beams import inertia as beam_inertia
+from flexmbd.beams.geometry import CircularArc
+from flexmbd.beams.sections import Section
+from flexmbd.beams.se3_linear import elastic_forces, relative_twist
+from flexmbd.kinds import FrameKind
+from flexmbd.lie import quat_from_rotvec, quat_multiply, quat_to_rotvec
+from flexmbd.rotations import rotation_matrix
+
+SECTION = Section.rectangle(0.01, 0.01, E=2.1e11, nu=0.3)  # P3's static tests
+ABAQUS_STRAIGHT, ABAQUS_CURVED = 0.5143, 0.6138             # P3: ABAQUS B31 tip z-displacement
+
+
+def random_pairs(rng, n, spread=0.6):
+    """n deformed two-node elements: node B near node A ⊕ (L e1) with random strains."""
+    qa = FrameKind.increment(np.tile([0, 0, 0, 1.0, 0, 0, 0], (n, 1)), rng.standard_normal((n, 6)))
+    d = np.c_[np.full(n, 0.3), np.zeros((n, 5))] + spread * 0.3 * rng.standard_normal((n, 6))
+    qb = FrameKind.increment(qa, d)
+    d0 = np.c_[np.full(n, 0.3), np.zeros((n, 5))] + 0.05 * rng.standard_normal((n, 6))
+    A = rng.standard_normal((n, 6, 6))
+    D = np.einsum("nij,nkj->nik", A, A) + 6 * np.eye(6)
+    return qa, qb, d0, np.full(n, 0.3), D
+
+
+def central_along_increments(fun, qa, qb, eps=1e-6):
+    """d fun(qa ⊕ δa, qb ⊕ δb)/d(δa, δb) by central differences, per element."""
+    n = len(qa)
+    f0 = fun(qa, qb)
+    out = np.empty(f0.shape + (12,))
+    for j in range(12):
+        e = np.zeros((n, 6))
+        e[:, j % 6] = eps
+        if j < 6:
+            fp, fm_ = fun(FrameKind.increment(qa, e), qb), fun(FrameKind.increment(qa, -e), qb)
+        else:
+            fp, fm_ = fun(qa, FrameKind.increment(qb, e)), fun(qa, FrameKind.increment(qb, -e))
+        out[..., j] = (fp - fm_) / (2 * eps)
+    return out
+
+
+def test_forces_and_stiffness_are_the_exact_derivatives():
+    rng = np.random.default_rng(1)
+    qa, qb, d0, L, D = random_pairs(rng, 40)
+    f, K, V, _ = elastic_forces(qa, qb, d0, L, D)
+    fd_f = central_along_increments(lambda a, b: elastic_forces(a, b, d0, L, D, False)[2], qa, qb)
+    fd_K = central_along_increments(lambda a, b: elastic_forces(a, b, d0, L, D, False)[0], qa, qb)
+    for e in range(len(qa)):
+        assert np.max(np.abs(f[e] - fd_f[e])) <= 1e-6 * np.max(np.abs(fd_f[e]))
+        assert np.max(np.abs(K[e] - fd_K[e])) <= 1e-6 * np.max(np.abs(fd_K[e]))
+
+
+def test_relative_twist_near_half_turn_and_zero():
+    qa = np.array([[0.1, 0.2, 0.3, 1.0, 0, 0, 0]] * 2)
+    d = np.array([[0.3, 0.01, -0.02, 0.0, 0.0, 1e-9], [0.3, 0.01, -0.02, 0.0, 0.0, np.pi - 1e-7]])
+    np.testing.assert_allclose(relative_twist(qa, FrameKind.increment(qa, d)), d, atol=1e-12)
+
+
+def test_invariant_under_rigid_motion():
+    rng = np.random.default_rng(2)
+    qa, qb, d0, L, D = random_pairs(rng, 10)
+    f, K, V, _ = elastic_forces(qa, qb, d0, L, D)
+    for _ in range(3):
+        pg = quat_from_rotvec(2.0 * rng.standard_normal(3))
+        G = rotation_matrix(pg[None])[0]
+        c = rng.standard_normal(3)
+
+        def moved(q):
+            return np.c_[q[:, :3] @ G.T + c, quat_multiply(np.broadcast_to(pg, q[:, 3:].shape), q[:, 3:])]
+        f2, K2, V2, _ = elastic_forces(moved(qa), moved(qb), d0, L, D)
+        np.testing.assert_allclose(f2, f, rtol=0, atol=1e-10 * np.max(np.abs(f)))
+        np.testing.assert_allclose(K2, K, rtol=0, atol=1e-10 * np.max(np.abs(K)))
+        np.testing.assert_allclose(V2, V, rtol=1e-10)
+    # the reference configuration, moved rigidly, carries no force
+    f0, _, V0, _ = elastic_forces(moved(qa), moved(FrameKind.increment(qa, d0)), d0, L, D)
+    assert np.max(np.abs(f0)) < 1e-12 * np.max(np.abs(D)) and np.max(np.abs(V0)) < 1e-20
+
+
+def test_inertia_derivatives_and_energy_balance():
+    rng = np.random.default_rng(3)
+    E, n, G = 5, 2, 2
+    v, a = rng.standard_normal((E, n, 6)), rng.standard_normal((E, n, 6))
+    N = np.array([[0.8, 0.2], [0.2, 0.8]])
+    w = rng.uniform(0.1, 0.3, (E, G))
+    A = rng.standard_normal((E, 6, 6))
+    Ms = np.einsum("eij,ekj->eik", A, A) + np.eye(6)
+    F, D, M = beam_inertia.inertia_forces(v, a, N, w, Ms)
+    eps = 1e-6
+    for j in range(12):
+        dv = np.zeros((E, 12))
+        dv[:, j] = eps
+        fp = beam_inertia.inertia_forces(v + dv.reshape(E, n, 6), a, N, w, Ms, False)[0]
+        fm_ = beam_inertia.inertia_forces(v - dv.reshape(E, n, 6), a, N, w, Ms, False)[0]
+        np.testing.assert_allclose(D[:, :, j], (fp - fm_) / (2 * eps), atol=1e-7 * np.max(np.abs(D)))
+    np.testing.assert_allclose(np.einsum("eij,ej->ei", M, a.reshape(E, 12)),
+                               beam_inertia.inertia_forces(0 * v, a, N, w, Ms, False)[0], atol=1e-12)
+    # gyroscopic forces do no work: vᵀ F(v, a = 0) = 0
+    F0 = beam_inertia.inertia_forces(v, 0 * a, N, w, Ms, False)[0]
+    assert np.max(np.abs(np.einsum("ei,ei->e", v.reshape(E, 12), F0))) < 1e-12 * np.max(np.abs(F0))
+
+
+# ------------------------------------------------------------------ statics (P3)
+def cantilever(n, geometry=None, force=(30, 20, 400), **beam):
+    m = fm.Model()
+    b = m.beam("rod", section=SECTION, elements=n, geometry=geometry,
+               start=None if geometry else (0, 0, 0), end=None if geometry else (1, 0, 0), **beam)
+    m.fixed(fm.GROUND, b.first)
+    m.force(b.last, force, at=b.last.position)
+    return m, b
+
+
+def tip(m, b, steps=10, tol=1e-10):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        res = m.static_equilibrium(load_steps=steps, convergence="increment", tol=tol)
+    assert res.success, res.message
+    return res, res[f"{b.name}.n{len(b.nodes) - 1}.position"][-1] - b.last.position
+
+
+QUARTER = CircularArc((0, 0, 0), 1.0, np.pi / 2, 0.0)   # clamped at (0, 1, 0), tip at (1, 0, 0)
+
+
+def test_straight_cantilever_meets_abaqus_and_converges_at_second_order():
+    z = {n: tip(*cantilever(n))[1][2] for n in (8, 16, 32)}
+    limit = z[32] + (z[32] - z[16]) / 3
+    assert 3.6 < (limit - z[8]) / (limit - z[16]) < 4.4          # second order in the element size
+    assert abs(z[32] - ABAQUS_STRAIGHT) < 2e-4                     # ABAQUS B31: 0.5143 m
+    assert abs(limit - ABAQUS_STRAIGHT) < 1e-4
+
+
+def test_curved_cantilever_meets_abaqus():
+    z = {n: tip(*cantilever(n, QUARTER, force=(30, 20, 100)))[1][2] for n in (8, 16, 32)}
+    limit = z[32] + (z[32] - z[16]) / 3
+    assert 3.5 < (limit - z[8]) / (limit - z[16]) < 4.5
+    assert abs(limit - ABAQUS_CURVED) < 5e-4, z                   # ABAQUS B31: 0.6138 m
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_pure_bending_is_exact_with_any_mesh(n):
+    EI = SECTION.EI3
+    m, b = cantilever(n, force=(0, 0, 0))
+    m.torque(b.last, (0, 0, -np.pi * EI / 2), body_fixed=True)
+    res, d = tip(m, b, tol=1e-12)
+    p = res[f"rod.n{n}.orientation"][-1]
+    np.testing.assert_allclose(quat_to_rotvec(p), [0, 0, -np.pi / 2], atol=1e-8)
+    np.testing.assert_allclose(d + b.last.position, [2 / np.pi, -2 / np.pi, 0], atol=1e-10)
+
+
+def test_end_moment_rolls_the_cantilever_into_a_circle():
+    EI = SECTION.EI3
+    m, b = cantilever(8, force=(0, 0, 0))
+    m.torque(b.last, (0, 0, 2 * np.pi * EI), body_fixed=True)
+    res, d = tip(m, b, steps=20, tol=1e-12)
+    x = res["rod.n8.position"][-1]
+    assert np.linalg.norm(x) < 1e-10                              # the tip is back at the clamp
+    R = rotation_matrix(res["rod.n8.orientation"][-1:])[0]
+    np.testing.assert_allclose(R, np.eye(3), atol=1e-10)          # turned by 2π
+    mid = res["rod.n4.position"][-1]
+    np.testing.assert_allclose(mid, [0, 1 / np.pi, 0], atol=1e-10)  # a circle of radius L/2π
