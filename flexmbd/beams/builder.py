@@ -15,9 +15,9 @@ from ..bodies.rigid import Body
 from ..kinds import FrameKind
 from ..rotations import quaternion_from_matrix
 from .geometry import CircularArc, StraightLine
+from .se3_linear import relative_twist
 from .sections import Section
 from .shape import gauss_legendre, lagrange
-from .se3_linear import relative_twist
 
 FORMULATIONS = ("se3",)
 INTEGRATIONS = ("full", "reduced", "hw")

@@ -28,7 +28,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..lie import quat_conjugate, quat_multiply, quat_to_rotvec, se3_dTinv, se3_Tinv, so3_Tinv
+from ..lie import (
+    quat_conjugate,
+    quat_multiply,
+    quat_to_rotvec,
+    se3_dTinv,
+    se3_Tinv,
+    so3_Tinv,
+)
 from ..rotations import rotation_matrix
 
 
