@@ -58,6 +58,8 @@ __all__ = [
     "se3_act",
     "se3_ad",
     "se3_compose",
+    "se3_dT",
+    "se3_dTinv",
     "se3_exp",
     "se3_from_Rx",
     "se3_hat",
@@ -69,6 +71,7 @@ __all__ = [
     "so3_Tinv",
     "so3_dT",
     "so3_dTinv",
+    "so3_ddT",
     "so3_exp",
     "so3_hat",
     "so3_log",
@@ -90,6 +93,8 @@ _SERIES = {
     "dc": np.array([-0.016666666666666666, 0.0007936507936507937, -1.6534391534391536e-05, 2.0041686708353376e-07, -1.6059043836821615e-09, 9.17659647818378e-12, -3.936040156083729e-14, 1.3153016394598927e-16, -3.523129391410427e-19, 7.736340341261368e-22, -1.4183290625645841e-24, 2.204085567310931e-27]),
     "dg": np.array([0.002777777777777778, 0.00013227513227513228, 4.96031746031746e-06, 1.670140559029448e-07, 5.2841901386874934e-09, 1.6059043836821613e-10, 4.745552414851616e-12, 1.3737699290044552e-13, 3.914763657404511e-15, 1.1018005656720459e-16, 3.069982230878755e-18, 8.483296895110721e-20, 2.327914531029762e-21, 6.350266866545513e-23, 1.7234372006616606e-24, 4.656551921967568e-26, 1.2532382798262054e-27, 3.3612243325542163e-29, 8.987085179662393e-31, 2.3962687049928537e-32, 6.373310514766819e-34, 1.6912535751998429e-35, 4.478722413417478e-37, 1.183798581216327e-38, 3.1235383709103717e-40, 8.228495727215355e-42, 2.1644677904124254e-43, 5.685722479118952e-45, 1.4916464117802855e-46, 3.908673621140289e-48, 1.0230812142275845e-49, 2.6750916022652644e-51]),
     "hs": np.array([0.5, -0.020833333333333332, 0.00026041666666666666, -1.5500992063492063e-06, 5.382288910934745e-09, -1.2232474797578965e-11, 1.9603324996120133e-14, -2.333729166204778e-17, 2.1449716601146855e-20, -1.5679617398499164e-23, 9.333105594344741e-27, -4.6112181790240814e-30]),
+    "ddb": np.array([0.011111111111111112, -0.0005952380952380953, 1.3227513227513228e-05, -1.670140559029448e-07, 1.376489471727567e-09, -8.029521918410807e-12, 3.498702360963315e-14, -1.1837714755139035e-16, 3.2028449012822063e-19, -7.091645312822921e-22, 1.309226826982693e-24, -2.046650883931579e-27, 2.744550993777979e-30, -3.192328234077984e-33, 3.251671234100315e-36, -2.9247836497198605e-39, 2.340242962969305e-42, -1.676644656727632e-45, 1.0818458231562988e-48, -6.3198960404701995e-52, 3.3583988620856136e-55, -1.6304283567200504e-58, 7.2597923119260134e-62, -2.9755198340571564e-65]),
+    "ddc": np.array([0.0015873015873015873, -6.613756613756614e-05, 1.2025012025012026e-06, -1.2847235069457292e-08, 9.17659647818378e-11, -4.723248187300475e-13, 1.8414222952438498e-15, -5.6370070262566834e-18, 1.3925412614270462e-20, -2.836658125129168e-23, 4.848988248084048e-26, -7.057416841143375e-29, 8.853390302509611e-32, -9.673721921448438e-35, 9.290489240286615e-38, -7.904820674918542e-41, 6.000622981972577e-44, -4.0893772115308096e-47, 2.5159205189681365e-50, -1.4044213423267111e-53, 7.145529493799178e-57, -3.327404809632756e-60, 1.4234886886129437e-63, -5.614188366145579e-67]),
 }
 
 #: θ below which each coefficient is evaluated by its series (see docs/lie-groups.md).
@@ -102,6 +107,8 @@ THRESHOLDS = {
     "dc": 2.5,  # c'(θ) / θ
     "dg": 3.0,  # g'(θ) / θ
     "hs": 1.0,  # sin(θ/2) / θ
+    "ddb": 3.0,  # (db)'(θ) / θ
+    "ddc": 4.0,  # (dc)'(θ) / θ
 }
 
 
@@ -145,7 +152,22 @@ def _hs(x):
     return np.sin(0.5 * x) / x
 
 
-_DIRECT = {"a": _a, "b": _b, "c": _c, "g": _g, "db": _db, "dc": _dc, "dg": _dg, "hs": _hs}
+def _da(x):
+    return (np.cos(x) - _a(x)) / (x * x)  # a'(θ)/θ
+
+
+def _ddb(x):
+    return (_da(x) - 4.0 * _db(x)) / (x * x)
+
+
+def _ddc(x):
+    return (_db(x) - 5.0 * _dc(x)) / (x * x)
+
+
+_DIRECT = {
+    "a": _a, "b": _b, "c": _c, "g": _g, "db": _db, "dc": _dc, "dg": _dg, "hs": _hs,
+    "ddb": _ddb, "ddc": _ddc,
+}
 
 
 def coefficient(name, theta):
@@ -153,7 +175,7 @@ def coefficient(name, theta):
 
     Names: ``a`` = sin θ/θ, ``b`` = (1−cos θ)/θ², ``c`` = (θ−sin θ)/θ³,
     ``g`` = (1 − (θ/2)cot(θ/2))/θ², ``db`` = b′/θ, ``dc`` = c′/θ, ``dg`` = g′/θ,
-    ``hs`` = sin(θ/2)/θ.
+    ``hs`` = sin(θ/2)/θ, ``ddb`` = (db)′/θ, ``ddc`` = (dc)′/θ.
     """
     theta = np.asarray(theta, dtype=float)
     small = theta < THRESHOLDS[name]
@@ -527,3 +549,175 @@ def se3_Tinv(h):
     out[..., 3:, 3:] = Ti
     out[..., :3, 3:] = -Ti @ se3_TUO(h[..., :3], h[..., 3:]) @ Ti
     return out
+
+
+# --------------------------------------------------------------------------------------
+# derivatives of the tangent operators (exact stiffness of SE(3) beams)
+# --------------------------------------------------------------------------------------
+#
+# T(ψ) w = w − b(θ) ψ̃w + c(θ) ψ̃²w is a sum of products "scalar function of θ" × "vector
+# polynomial in ψ".  Its derivatives of any order follow from the Leibniz rule with
+#   ∂f/∂ψ_j = f₁ ψ_j,  ∂²f/∂ψ_j∂ψ_k = f₂ ψ_jψ_k + f₁ δ_jk,
+#   ∂³f/∂ψ_j∂ψ_k∂ψ_m = f₃ ψ_jψ_kψ_m + f₂ (δ_jk ψ_m + δ_jm ψ_k + δ_km ψ_j),
+# where f₁ = f′/θ, f₂ = f₁′/θ, f₃ = f₂′/θ (``db``, ``ddb``, … — all even in θ), and
+#   ψ̃w:  ∂_j = −w̃_ij;   ψ̃²w = ψ(ψ·w) − θ²w:  ∂_j = δ_ij(ψ·w) + ψ_i w_j − 2 w_i ψ_j,
+#   ∂_jk = δ_ij w_k + δ_ik w_j − 2 δ_jk w_i.
+# Jets are lists [value, first, second, …] of arrays (…, 3), (…, 3, 3), (…, 3, 3, 3), …;
+# derivative indices follow the output index.
+
+_COEFF_CHAIN = {"b": ("b", "db", "ddb", "dddb"), "c": ("c", "dc", "ddc", "dddc")}
+
+
+def _scalar_jet(psi, name, order, sign=1.0):
+    """Derivatives w.r.t. ψ of sign·f(|ψ|), f = ``coefficient(name)``, up to ``order``."""
+    th = _norm(psi)
+    d = [sign * coefficient(n, th) for n in _COEFF_CHAIN[name][: order + 1]]
+    eye = np.eye(3)
+    out = [d[0]]
+    if order >= 1:
+        out.append(d[1][..., None] * psi)
+    if order >= 2:
+        out.append(d[2][..., None, None] * np.einsum("...j,...k->...jk", psi, psi)
+                   + d[1][..., None, None] * eye)
+    if order >= 3:
+        sym = (np.einsum("jk,...m->...jkm", eye, psi) + np.einsum("jm,...k->...jkm", eye, psi)
+               + np.einsum("km,...j->...jkm", eye, psi))
+        out.append(d[3][..., None, None, None] * np.einsum("...j,...k,...m->...jkm", psi, psi, psi)
+                   + d[2][..., None, None, None] * sym)
+    return out
+
+
+def _cross_jet(psi, w):
+    """Jet of ψ̃ w (linear in ψ)."""
+    return [_cross(psi, w), -skew(w)]
+
+
+def _cross2_jet(psi, w):
+    """Jet of ψ̃² w = ψ(ψ·w) − θ² w (quadratic in ψ)."""
+    eye = np.eye(3)
+    pw = np.einsum("...i,...i->...", psi, w)
+    t = np.einsum("...i,...i->...", psi, psi)
+    v = psi * pw[..., None] - t[..., None] * w
+    d1 = (pw[..., None, None] * eye + np.einsum("...i,...j->...ij", psi, w)
+          - 2.0 * np.einsum("...i,...j->...ij", w, psi))
+    d2 = (np.einsum("ij,...k->...ijk", eye, w) + np.einsum("ik,...j->...ijk", eye, w)
+          - 2.0 * np.einsum("jk,...i->...ijk", eye, w))
+    return [v, d1, d2]
+
+
+def _product_jet(s, g, order):
+    """Leibniz rule: jet of s(ψ) g(ψ) (scalar × vector) up to ``order``; missing terms of g
+    are zero."""
+    def gk(k):
+        return g[k] if k < len(g) else None
+
+    out = []
+    for n in range(order + 1):
+        acc = 0.0
+        if n == 0:
+            acc = s[0][..., None] * g[0]
+        elif n == 1:
+            acc = np.einsum("...i,...j->...ij", g[0], s[1]) + s[0][..., None, None] * g[1]
+        elif n == 2:
+            acc = (np.einsum("...i,...jk->...ijk", g[0], s[2])
+                   + np.einsum("...ij,...k->...ijk", g[1], s[1])
+                   + np.einsum("...ik,...j->...ijk", g[1], s[1]))
+            if gk(2) is not None:
+                acc = acc + s[0][..., None, None, None] * g[2]
+        elif n == 3:
+            acc = (np.einsum("...i,...jkm->...ijkm", g[0], s[3])
+                   + np.einsum("...ij,...km->...ijkm", g[1], s[2])
+                   + np.einsum("...ik,...jm->...ijkm", g[1], s[2])
+                   + np.einsum("...im,...jk->...ijkm", g[1], s[2]))
+            if gk(2) is not None:
+                acc = acc + (np.einsum("...ijk,...m->...ijkm", g[2], s[1])
+                             + np.einsum("...ijm,...k->...ijkm", g[2], s[1])
+                             + np.einsum("...ikm,...j->...ijkm", g[2], s[1]))
+        out.append(acc)
+    return out
+
+
+def _so3_T_jet(psi, w, order, transpose=False):
+    """[T w, ∂(T w)/∂ψ, ∂²(T w)/∂ψ², …] up to ``order`` (Tᵀ w if ``transpose``)."""
+    psi = np.asarray(psi, dtype=float)
+    w = np.asarray(w, dtype=float)
+    psi, w = np.broadcast_arrays(psi, w)
+    if transpose:  # Tᵀ(ψ) = T(−ψ): the n-th derivative picks up (−1)ⁿ
+        jet = _so3_T_jet(-psi, w, order)
+        return [(-1.0) ** n * d for n, d in enumerate(jet)]
+    p1 = _product_jet(_scalar_jet(psi, "b", order, -1.0), _cross_jet(psi, w), order)
+    p2 = _product_jet(_scalar_jet(psi, "c", order), _cross2_jet(psi, w), order)
+    out = [a + b for a, b in zip(p1, p2)]
+    out[0] = out[0] + w
+    return out
+
+
+def so3_ddT(psi, w, transpose=False):
+    """Second derivative ∂²(T(ψ) w)/∂ψ_j∂ψ_k as (…, 3, 3, 3) indexed [i, j, k].
+
+    With ``transpose=True``, of T(ψ)ᵀ w.  Symmetric in (j, k); uses ``ddb``, ``ddc``.
+    """
+    return _so3_T_jet(psi, w, 2, transpose)[2]
+
+
+def _se3_T_jet(h, w, order, transpose=False):
+    """Jet of T_SE3(h) w (or T_SE3(h)ᵀ w) in h = (U, Ω), up to ``order`` ≤ 2.
+
+    T_SE3 w = (T w_U + T_UΩ w_Ω, T w_Ω) with T_UΩ w_Ω = ∂(T(Ω) w_Ω)/∂Ω · U, and
+    T_SE3ᵀ w = (Tᵀ w_U, Tᵀ w_Ω + T_UΩᵀ w_U) with T_UΩᵀ w_U = ∂(T(Ω)ᵀ w_U)/∂Ω · U.
+    Each half is Z = F(x) + F′(y)·U with F(v) = T(Ω)v (or Tᵀ v), so
+    ∂Z/∂U = F′(y), ∂Z/∂Ω = F′(x) + F″(y)·U, ∂²Z/∂U∂Ω = F″(y), ∂²Z/∂Ω² = F″(x) + F‴(y)·U.
+    """
+    h = np.asarray(h, dtype=float)
+    w = np.asarray(w, dtype=float)
+    h, w = np.broadcast_arrays(h, w)
+    U, Om = h[..., :3], h[..., 3:]
+    wU, wO = w[..., :3], w[..., 3:]
+    jU = _so3_T_jet(Om, wU, order + 1, transpose)
+    jO = _so3_T_jet(Om, wO, order + 1, transpose)
+    # (x, y) for the translational (top) and rotational (bottom) halves
+    halves = [(jU, jO), (jO, None)] if not transpose else [(jU, None), (jO, jU)]
+    batch = h.shape[:-1]
+    out = [np.zeros(batch + (6,) + (6,) * n) for n in range(order + 1)]
+    for r, (x, y) in enumerate(halves):
+        rows = slice(3 * r, 3 * r + 3)
+        out[0][..., rows] = x[0]
+        if y is not None:
+            out[0][..., rows] += np.einsum("...ij,...j->...i", y[1], U)
+        if order >= 1:
+            out[1][..., rows, 3:] = x[1]
+            if y is not None:
+                out[1][..., rows, :3] = y[1]
+                out[1][..., rows, 3:] += np.einsum("...ijk,...k->...ij", y[2], U)
+        if order >= 2:
+            out[2][..., rows, 3:, 3:] = x[2]
+            if y is not None:
+                out[2][..., rows, :3, 3:] = y[2]
+                out[2][..., rows, 3:, :3] = y[2]
+                out[2][..., rows, 3:, 3:] += np.einsum("...ijkm,...m->...ijk", y[3], U)
+    return out
+
+
+def se3_dT(h, w, transpose=False):
+    """∂(T_SE3(h) w)/∂h (…, 6, 6); with ``transpose=True``, ∂(T_SE3(h)ᵀ w)/∂h.
+
+    Blocks (h = (U, Ω), w = (w_U, w_Ω), F(v) = ∂(T(Ω)v)/∂Ω = ``so3_dT``):
+    [[F(w_Ω), F(w_U) + ∂(F(w_Ω)U)/∂Ω], [0, F(w_Ω)]]; the U-Ω block needs the second
+    derivative of T(Ω) (coefficients ``ddb``, ``ddc``).
+    """
+    return _se3_T_jet(h, w, 1, transpose)[1]
+
+
+def se3_dTinv(h, w, transpose=False):
+    """∂(T_SE3(h)⁻¹ w)/∂h (…, 6, 6); with ``transpose=True``, ∂(T_SE3(h)⁻ᵀ w)/∂h.
+
+    From T T⁻¹ = I: ∂(T⁻¹ w)/∂h = −T⁻¹ ∂(T z)/∂h at z = T⁻¹ w, and
+    ∂(T⁻ᵀ w)/∂h = −T⁻ᵀ ∂(Tᵀ z)/∂h at z = T⁻ᵀ w.
+    """
+    h = np.asarray(h, dtype=float)
+    w = np.asarray(w, dtype=float)
+    Ti = se3_Tinv(h)
+    if transpose:
+        Ti = np.swapaxes(Ti, -1, -2)
+    z = np.einsum("...ij,...j->...i", Ti, w)
+    return -Ti @ se3_dT(h, z, transpose)

@@ -36,8 +36,10 @@ directions = st.lists(st.floats(-1, 1), min_size=3, max_size=3).filter(
     lambda v: np.linalg.norm(v) > 0.1
 ).map(_unit)
 
+#: thresholds above π (those of the higher derivative coefficients) are covered by the
+#: coefficient and continuity tests; the strategies stay in [0, π]
 _special = [0.0, PI, PI - 1e-12, 1e-300, 1e-12] + [
-    t * f for t in L.THRESHOLDS.values() for f in (1 - 1e-12, 1.0, 1 + 1e-12)
+    t * f for t in L.THRESHOLDS.values() if t < 3.1 for f in (1 - 1e-12, 1.0, 1 + 1e-12)
 ]
 angles = st.one_of(
     st.sampled_from(_special),
@@ -217,6 +219,9 @@ def _mp_reference(name, x):
     }
     if name in f:
         return float(f[name](x))
+    if name in ("ddb", "ddc"):  # (1/θ d/dθ)² f = 4 d²f/d(θ²)²
+        base = f[name[-1]]
+        return float(4 * mp.diff(lambda t: base(mp.sqrt(t)), x * x, 2))
     base = {"db": f["b"], "dc": f["c"], "dg": f["g"]}[name]
     return float(mp.diff(base, x) / x)
 
@@ -224,7 +229,8 @@ def _mp_reference(name, x):
 @pytest.mark.parametrize("name", sorted(L.THRESHOLDS))
 def test_coefficients_match_high_precision(name):
     thr = L.THRESHOLDS[name]
-    xs = np.r_[np.geomspace(1e-5, 0.1, 7), np.linspace(0.1, 3.6, 36), thr * (1 + np.r_[-1e-9, 0, 1e-9])]
+    xs = np.r_[np.geomspace(1e-5, 0.1, 7), np.linspace(0.1, 3.6, 36), thr * (1 + np.r_[-1e-9, 0, 1e-9]),
+               np.linspace(3.7, 6.0, 8)]
     got = L.coefficient(name, xs)
     ref = np.array([_mp_reference(name, x) for x in xs])
     # both branches are within ~10 ulp (measured max 9 ulp, for dg's closed form at 3.0)
@@ -234,7 +240,7 @@ def test_coefficients_match_high_precision(name):
 @pytest.mark.parametrize("name", sorted(L.THRESHOLDS))
 def test_coefficient_limits_at_zero(name):
     limits = {"a": 1, "b": 0.5, "c": 1 / 6, "g": 1 / 12, "db": -1 / 12, "dc": -1 / 60,
-              "dg": 1 / 360, "hs": 0.5}
+              "dg": 1 / 360, "hs": 0.5, "ddb": 1 / 90, "ddc": 1 / 630}
     assert L.coefficient(name, 0.0) == pytest.approx(limits[name], rel=EPS, abs=0)
 
 
@@ -259,6 +265,12 @@ _FUNCS = {
     "se3_exp": L.se3_exp,
     "se3_T": L.se3_T,
     "se3_Tinv": L.se3_Tinv,
+    "so3_ddT": lambda v: L.so3_ddT(v[3:], v[:3]),
+    "so3_ddTT": lambda v: L.so3_ddT(v[3:], v[:3], transpose=True),
+    "se3_dT": lambda v: L.se3_dT(v, v[::-1]),
+    "se3_dTT": lambda v: L.se3_dT(v, v[::-1], transpose=True),
+    "se3_dTinv": lambda v: L.se3_dTinv(v, v[::-1]),
+    "se3_dTinvT": lambda v: L.se3_dTinv(v, v[::-1], transpose=True),
 }
 
 
@@ -344,6 +356,68 @@ def test_se3_T_is_the_right_trivialised_derivative_of_exp(h):
     np.testing.assert_allclose(num, L.se3_T(h), rtol=0, atol=1e-10 * (1 + np.abs(h[:3]).max()))
 
 
+@settings(max_examples=60, deadline=None)
+@given(rotvecs(angle=st.one_of(st.sampled_from(_special), st.floats(0.0, PI))),
+       st.lists(st.floats(-2, 2), min_size=3, max_size=3).map(np.array),
+       st.booleans())
+def test_so3_second_derivative_of_T(psi, w, transpose):
+    num = fd(lambda x: L.so3_dT(x, w, transpose), psi)
+    dd = L.so3_ddT(psi, w, transpose)
+    np.testing.assert_allclose(num, dd, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(dd, np.swapaxes(dd, -1, -2), rtol=0, atol=16 * EPS)
+
+
+def _se3_products(transpose):
+    tr = (lambda M: M.T) if transpose else (lambda M: M)
+    return (lambda x, w: tr(L.se3_T(x)) @ w), (lambda x, w: tr(L.se3_Tinv(x)) @ w)
+
+
+@settings(max_examples=60, deadline=None)
+@given(twists(angle=st.one_of(st.sampled_from(_special), st.floats(0.0, PI))),
+       st.lists(st.floats(-2, 2), min_size=6, max_size=6).map(np.array),
+       st.booleans())
+def test_se3_derivatives_of_T_and_Tinv_products(h, w, transpose):
+    """se3_dT, se3_dTinv (plain and transposed) against 4th-order differences."""
+    fT, fTi = _se3_products(transpose)
+    scale = (1 + np.abs(h[:3]).max()) ** 2
+    num = fd(lambda x: fT(x, w), h)
+    np.testing.assert_allclose(num, L.se3_dT(h, w, transpose), rtol=0, atol=1e-10 * scale)
+    if np.linalg.norm(h[3:]) < 3.2:  # T⁻¹ grows like 1/(2π − θ)
+        num = fd(lambda x: fTi(x, w), h)
+        np.testing.assert_allclose(num, L.se3_dTinv(h, w, transpose), rtol=0, atol=1e-10 * scale)
+
+
+@pytest.mark.parametrize("theta", [0.0, 1e-9, 1e-5, 0.3, 1.7, 3.0, PI - 1e-6, PI])
+@pytest.mark.parametrize("transpose", [False, True])
+def test_se3_dT_dTinv_relative_accuracy(theta, transpose):
+    """Relative agreement ≤ 1e-7 with the 2nd-order central difference, step 1e-5.
+
+    Truncation ≈ h²|f‴|/6 ~ 2e-11, rounding ≈ ε|f|/h ~ 2e-11 (|f| ~ 10): both far below
+    the 1e-7 bound at every angle, including the series branches (tiny θ) and θ → π.
+    """
+    rng = np.random.default_rng(int(theta * 1e3) + 7 * transpose)
+    n = _unit(rng.normal(size=3))
+    h = np.r_[rng.normal(size=3), theta * n]
+    w = rng.normal(size=6)
+    step = 1e-5
+    for f, an in zip(_se3_products(transpose), (L.se3_dT, L.se3_dTinv)):
+        num = np.stack([(f(h + step * e, w) - f(h - step * e, w)) / (2 * step) for e in np.eye(6)], -1)
+        exact = an(h, w, transpose)
+        assert np.abs(num - exact).max() <= 1e-7 * np.abs(exact).max()
+
+
+@given(twists(), st.lists(st.floats(-2, 2), min_size=6, max_size=6).map(np.array))
+def test_se3_dT_blocks(h, w):
+    """Structure: ∂(T w)/∂U = [[so3_dT(Ω, w_Ω)], [0]] and the bottom rows are so3_dT(Ω, w_Ω)."""
+    d = L.se3_dT(h, w)
+    np.testing.assert_array_equal(d[3:, :3], 0.0)
+    np.testing.assert_allclose(d[:3, :3], L.so3_dT(h[3:], w[3:]), rtol=0, atol=64 * EPS)
+    np.testing.assert_allclose(d[3:, 3:], L.so3_dT(h[3:], w[3:]), rtol=0, atol=64 * EPS)
+    dt = L.se3_dT(h, w, transpose=True)
+    np.testing.assert_array_equal(dt[:3, :3], 0.0)
+    np.testing.assert_allclose(dt[3:, :3], L.so3_dT(h[3:], w[:3], True), rtol=0, atol=64 * EPS)
+
+
 @given(st.tuples(quaternions(), quaternions()), st.lists(st.floats(-5, 5), min_size=6, max_size=6))
 def test_se3_group_helpers(pq, xs):
     H1 = L.se3_from_Rx(rotation_matrix(pq[0]), np.array(xs[:3]))
@@ -427,6 +501,11 @@ def test_every_function_is_batched():
         "se3_Ad": (lambda v: L.se3_Ad(L.se3_exp(v)), (h,)),
         "se3_T": (L.se3_T, (h,)),
         "se3_Tinv": (L.se3_Tinv, (h,)),
+        "so3_ddT": (L.so3_ddT, (psi, w)),
+        "se3_dT": (L.se3_dT, (h, h[..., ::-1])),
+        "se3_dTT": (lambda a, b: L.se3_dT(a, b, True), (h, h[..., ::-1])),
+        "se3_dTinv": (L.se3_dTinv, (h, h[..., ::-1])),
+        "se3_dTinvT": (lambda a, b: L.se3_dTinv(a, b, True), (h, h[..., ::-1])),
         "se3_inv": (lambda v: L.se3_inv(L.se3_exp(v)), (h,)),
     }
     for name, (f, args) in single.items():
