@@ -60,6 +60,7 @@ __all__ = [
     "se3_compose",
     "se3_dT",
     "se3_dTinv",
+    "se3_ddT",
     "se3_exp",
     "se3_from_Rx",
     "se3_hat",
@@ -95,6 +96,8 @@ _SERIES = {
     "hs": np.array([0.5, -0.020833333333333332, 0.00026041666666666666, -1.5500992063492063e-06, 5.382288910934745e-09, -1.2232474797578965e-11, 1.9603324996120133e-14, -2.333729166204778e-17, 2.1449716601146855e-20, -1.5679617398499164e-23, 9.333105594344741e-27, -4.6112181790240814e-30]),
     "ddb": np.array([0.011111111111111112, -0.0005952380952380953, 1.3227513227513228e-05, -1.670140559029448e-07, 1.376489471727567e-09, -8.029521918410807e-12, 3.498702360963315e-14, -1.1837714755139035e-16, 3.2028449012822063e-19, -7.091645312822921e-22, 1.309226826982693e-24, -2.046650883931579e-27, 2.744550993777979e-30, -3.192328234077984e-33, 3.251671234100315e-36, -2.9247836497198605e-39, 2.340242962969305e-42, -1.676644656727632e-45, 1.0818458231562988e-48, -6.3198960404701995e-52, 3.3583988620856136e-55, -1.6304283567200504e-58, 7.2597923119260134e-62, -2.9755198340571564e-65]),
     "ddc": np.array([0.0015873015873015873, -6.613756613756614e-05, 1.2025012025012026e-06, -1.2847235069457292e-08, 9.17659647818378e-11, -4.723248187300475e-13, 1.8414222952438498e-15, -5.6370070262566834e-18, 1.3925412614270462e-20, -2.836658125129168e-23, 4.848988248084048e-26, -7.057416841143375e-29, 8.853390302509611e-32, -9.673721921448438e-35, 9.290489240286615e-38, -7.904820674918542e-41, 6.000622981972577e-44, -4.0893772115308096e-47, 2.5159205189681365e-50, -1.4044213423267111e-53, 7.145529493799178e-57, -3.327404809632756e-60, 1.4234886886129437e-63, -5.614188366145579e-67]),
+    "dddb": np.array([-0.0011904761904761906, 5.291005291005291e-05, -1.0020843354176687e-06, 1.1011915773820535e-08, -8.029521918410807e-11, 4.198442833155978e-13, -1.6572800657194648e-15, 5.12455184205153e-18, -1.2764961563081257e-20, 2.6184536539653863e-23, -4.5026319446494734e-26, 6.58692238506715e-29, -8.30005340860276e-32, 9.104679455480883e-35, -8.774350949159582e-38, 7.488777481501776e-41, -5.700591832873948e-44, 3.8946449633626755e-47, -2.401560495378676e-50, 1.3433595448342453e-53, -6.847799098224212e-57, 3.194308617247446e-60, -1.368739123666292e-63, 5.406255463695742e-67]),
+    "dddc": np.array([-0.00013227513227513228, 4.81000481000481e-06, -7.708341041674375e-08, 7.341277182547024e-10, -4.723248187300475e-12, 2.2097067542926197e-14, -7.891809836759357e-17, 2.228066018283274e-19, -5.105984625232503e-22, 9.697976496168096e-25, -1.5526317050515426e-27, 2.1248136726023066e-30, -2.515167699576594e-33, 2.6013369872802523e-36, -2.3714462024755626e-39, 1.9201993542312247e-42, -1.3903882519204752e-45, 9.057313868285292e-49, -5.336801100841502e-52, 2.858211797519671e-55, -1.3975100200457576e-58, 6.263350229896952e-62, -2.5825266484269663e-65, 9.829555388537713e-69]),
 }
 
 #: θ below which each coefficient is evaluated by its series (see docs/lie-groups.md).
@@ -109,6 +112,8 @@ THRESHOLDS = {
     "hs": 1.0,  # sin(θ/2) / θ
     "ddb": 3.0,  # (db)'(θ) / θ
     "ddc": 4.0,  # (dc)'(θ) / θ
+    "dddb": 4.0,  # (ddb)'(θ) / θ
+    "dddc": 4.5,  # (ddc)'(θ) / θ
 }
 
 
@@ -164,9 +169,21 @@ def _ddc(x):
     return (_db(x) - 5.0 * _dc(x)) / (x * x)
 
 
+def _dda(x):
+    return (-_a(x) - 3.0 * _da(x)) / (x * x)  # (a'/θ)'/θ
+
+
+def _dddb(x):
+    return (_dda(x) - 6.0 * _ddb(x)) / (x * x)
+
+
+def _dddc(x):
+    return (_ddb(x) - 7.0 * _ddc(x)) / (x * x)
+
+
 _DIRECT = {
     "a": _a, "b": _b, "c": _c, "g": _g, "db": _db, "dc": _dc, "dg": _dg, "hs": _hs,
-    "ddb": _ddb, "ddc": _ddc,
+    "ddb": _ddb, "ddc": _ddc, "dddb": _dddb, "dddc": _dddc,
 }
 
 
@@ -175,7 +192,8 @@ def coefficient(name, theta):
 
     Names: ``a`` = sin θ/θ, ``b`` = (1−cos θ)/θ², ``c`` = (θ−sin θ)/θ³,
     ``g`` = (1 − (θ/2)cot(θ/2))/θ², ``db`` = b′/θ, ``dc`` = c′/θ, ``dg`` = g′/θ,
-    ``hs`` = sin(θ/2)/θ, ``ddb`` = (db)′/θ, ``ddc`` = (dc)′/θ.
+    ``hs`` = sin(θ/2)/θ, ``ddb`` = (db)′/θ, ``ddc`` = (dc)′/θ, ``dddb`` = (ddb)′/θ,
+    ``dddc`` = (ddc)′/θ.
     """
     theta = np.asarray(theta, dtype=float)
     small = theta < THRESHOLDS[name]
@@ -577,13 +595,12 @@ def _scalar_jet(psi, name, order, sign=1.0):
     if order >= 1:
         out.append(d[1][..., None] * psi)
     if order >= 2:
-        out.append(d[2][..., None, None] * np.einsum("...j,...k->...jk", psi, psi)
-                   + d[1][..., None, None] * eye)
+        pp = psi[..., :, None] * psi[..., None, :]
+        out.append(d[2][..., None, None] * pp + d[1][..., None, None] * eye)
     if order >= 3:
-        sym = (np.einsum("jk,...m->...jkm", eye, psi) + np.einsum("jm,...k->...jkm", eye, psi)
-               + np.einsum("km,...j->...jkm", eye, psi))
-        out.append(d[3][..., None, None, None] * np.einsum("...j,...k,...m->...jkm", psi, psi, psi)
-                   + d[2][..., None, None, None] * sym)
+        pj, pk, pm = psi[..., :, None, None], psi[..., None, :, None], psi[..., None, None, :]
+        sym = eye[:, :, None] * pm + eye[:, None, :] * pk + eye[None, :, :] * pj
+        out.append(d[3][..., None, None, None] * (pp[..., None] * pm) + d[2][..., None, None, None] * sym)
     return out
 
 
@@ -598,55 +615,68 @@ def _cross2_jet(psi, w):
     pw = np.einsum("...i,...i->...", psi, w)
     t = np.einsum("...i,...i->...", psi, psi)
     v = psi * pw[..., None] - t[..., None] * w
-    d1 = (pw[..., None, None] * eye + np.einsum("...i,...j->...ij", psi, w)
-          - 2.0 * np.einsum("...i,...j->...ij", w, psi))
-    d2 = (np.einsum("ij,...k->...ijk", eye, w) + np.einsum("ik,...j->...ijk", eye, w)
-          - 2.0 * np.einsum("jk,...i->...ijk", eye, w))
+    d1 = (pw[..., None, None] * eye + psi[..., :, None] * w[..., None, :]
+          - 2.0 * w[..., :, None] * psi[..., None, :])
+    wi, wj, wk = w[..., :, None, None], w[..., None, :, None], w[..., None, None, :]
+    d2 = eye[:, :, None] * wk + eye[:, None, :] * wj - 2.0 * eye[None, :, :] * wi
     return [v, d1, d2]
 
 
-def _product_jet(s, g, order):
+def _product_jet(s, g, order, u=None):
     """Leibniz rule: jet of s(ψ) g(ψ) (scalar × vector) up to ``order``; missing terms of g
-    are zero."""
-    def gk(k):
-        return g[k] if k < len(g) else None
-
-    out = []
-    for n in range(order + 1):
-        acc = 0.0
-        if n == 0:
-            acc = s[0][..., None] * g[0]
-        elif n == 1:
-            acc = np.einsum("...i,...j->...ij", g[0], s[1]) + s[0][..., None, None] * g[1]
-        elif n == 2:
-            acc = (np.einsum("...i,...jk->...ijk", g[0], s[2])
-                   + np.einsum("...ij,...k->...ijk", g[1], s[1])
-                   + np.einsum("...ik,...j->...ijk", g[1], s[1]))
-            if gk(2) is not None:
-                acc = acc + s[0][..., None, None, None] * g[2]
-        elif n == 3:
-            acc = (np.einsum("...i,...jkm->...ijkm", g[0], s[3])
-                   + np.einsum("...ij,...km->...ijkm", g[1], s[2])
-                   + np.einsum("...ik,...jm->...ijkm", g[1], s[2])
-                   + np.einsum("...im,...jk->...ijkm", g[1], s[2]))
-            if gk(2) is not None:
-                acc = acc + (np.einsum("...ijk,...m->...ijkm", g[2], s[1])
-                             + np.einsum("...ijm,...k->...ijkm", g[2], s[1])
-                             + np.einsum("...ikm,...j->...ijkm", g[2], s[1]))
+    are zero.  Index order [i, j, k, m] = [output, derivatives …].  If ``u`` is given, the
+    third-order term is returned contracted with it over its last index, (…, 3, 3, 3)."""
+    g2 = g[2] if len(g) > 2 else None
+    out = [s[0][..., None] * g[0]]
+    if order >= 1:
+        out.append(g[0][..., :, None] * s[1][..., None, :] + s[0][..., None, None] * g[1])
+    if order >= 2:
+        acc = (g[0][..., :, None, None] * s[2][..., None, :, :]
+               + g[1][..., :, :, None] * s[1][..., None, None, :]
+               + g[1][..., :, None, :] * s[1][..., None, :, None])
+        if g2 is not None:
+            acc = acc + s[0][..., None, None, None] * g2
+        out.append(acc)
+    if order >= 3 and u is not None:
+        s1, s2 = s[1], s[2]
+        s2u = np.einsum("...jm,...m->...j", s2, u)
+        s3u = np.einsum("...jkm,...m->...jk", s[3], u)
+        g1u = np.einsum("...im,...m->...i", g[1], u)
+        acc = (g[0][..., :, None, None] * s3u[..., None, :, :]
+               + g[1][..., :, :, None] * s2u[..., None, None, :]
+               + g[1][..., :, None, :] * s2u[..., None, :, None]
+               + g1u[..., :, None, None] * s2[..., None, :, :])
+        if g2 is not None:
+            g2u = np.einsum("...ijm,...m->...ij", g2, u)
+            acc = acc + (g2 * np.einsum("...m,...m->...", s1, u)[..., None, None, None]
+                         + g2u[..., :, :, None] * s1[..., None, None, :]
+                         + g2u[..., :, None, :] * s1[..., None, :, None])
+        out.append(acc)
+    elif order >= 3:
+        s1, s2 = s[1], s[2]
+        acc = (g[0][..., :, None, None, None] * s[3][..., None, :, :, :]
+               + g[1][..., :, :, None, None] * s2[..., None, None, :, :]
+               + g[1][..., :, None, :, None] * s2[..., None, :, None, :]
+               + g[1][..., :, None, None, :] * s2[..., None, :, :, None])
+        if g2 is not None:
+            acc = acc + (g2[..., :, :, :, None] * s1[..., None, None, None, :]
+                         + g2[..., :, :, None, :] * s1[..., None, None, :, None]
+                         + g2[..., :, None, :, :] * s1[..., None, :, None, None])
         out.append(acc)
     return out
 
 
-def _so3_T_jet(psi, w, order, transpose=False):
-    """[T w, ∂(T w)/∂ψ, ∂²(T w)/∂ψ², …] up to ``order`` (Tᵀ w if ``transpose``)."""
+def _so3_T_jet(psi, w, order, transpose=False, u=None):
+    """[T w, ∂(T w)/∂ψ, ∂²(T w)/∂ψ², …] up to ``order`` (Tᵀ w if ``transpose``); with ``u``,
+    the third derivative is returned contracted with u over its last index."""
     psi = np.asarray(psi, dtype=float)
     w = np.asarray(w, dtype=float)
     psi, w = np.broadcast_arrays(psi, w)
     if transpose:  # Tᵀ(ψ) = T(−ψ): the n-th derivative picks up (−1)ⁿ
-        jet = _so3_T_jet(-psi, w, order)
+        jet = _so3_T_jet(-psi, w, order, u=u)
         return [(-1.0) ** n * d for n, d in enumerate(jet)]
-    p1 = _product_jet(_scalar_jet(psi, "b", order, -1.0), _cross_jet(psi, w), order)
-    p2 = _product_jet(_scalar_jet(psi, "c", order), _cross2_jet(psi, w), order)
+    p1 = _product_jet(_scalar_jet(psi, "b", order, -1.0), _cross_jet(psi, w), order, u)
+    p2 = _product_jet(_scalar_jet(psi, "c", order), _cross2_jet(psi, w), order, u)
     out = [a + b for a, b in zip(p1, p2)]
     out[0] = out[0] + w
     return out
@@ -673,8 +703,8 @@ def _se3_T_jet(h, w, order, transpose=False):
     h, w = np.broadcast_arrays(h, w)
     U, Om = h[..., :3], h[..., 3:]
     wU, wO = w[..., :3], w[..., 3:]
-    jU = _so3_T_jet(Om, wU, order + 1, transpose)
-    jO = _so3_T_jet(Om, wO, order + 1, transpose)
+    jU = _so3_T_jet(Om, wU, order + 1, transpose, U)  # 3rd order: contracted with U
+    jO = _so3_T_jet(Om, wO, order + 1, transpose, U)
     # (x, y) for the translational (top) and rotational (bottom) halves
     halves = [(jU, jO), (jO, None)] if not transpose else [(jU, None), (jO, jU)]
     batch = h.shape[:-1]
@@ -694,7 +724,7 @@ def _se3_T_jet(h, w, order, transpose=False):
             if y is not None:
                 out[2][..., rows, :3, 3:] = y[2]
                 out[2][..., rows, 3:, :3] = y[2]
-                out[2][..., rows, 3:, 3:] += np.einsum("...ijkm,...m->...ijk", y[3], U)
+                out[2][..., rows, 3:, 3:] += y[3]
     return out
 
 
@@ -721,3 +751,14 @@ def se3_dTinv(h, w, transpose=False):
         Ti = np.swapaxes(Ti, -1, -2)
     z = np.einsum("...ij,...j->...i", Ti, w)
     return -Ti @ se3_dT(h, z, transpose)
+
+
+def se3_ddT(h, w, transpose=False):
+    """Second derivative ∂²(T_SE3(h) w)_i/∂h_j∂h_k (…, 6, 6, 6) indexed [i, j, k].
+
+    With ``transpose=True``, of T_SE3(h)ᵀ w.  Symmetric in (j, k).  The Ω-Ω block of the
+    coupling part is a third derivative of T(Ω) contracted with U (``_se3_T_jet``),
+    which brings in ``dddb``, ``dddc``.  Used for the geometric stiffness of SE(3) beams:
+    ∂/∂h [(∂(T(h) a)/∂h)ᵀ σ] = Σ_i σ_i ``se3_ddT(h, a)[i]``.
+    """
+    return _se3_T_jet(h, w, 2, transpose)[2]

@@ -219,9 +219,9 @@ def _mp_reference(name, x):
     }
     if name in f:
         return float(f[name](x))
-    if name in ("ddb", "ddc"):  # (1/θ d/dθ)² f = 4 d²f/d(θ²)²
-        base = f[name[-1]]
-        return float(4 * mp.diff(lambda t: base(mp.sqrt(t)), x * x, 2))
+    if name in ("ddb", "ddc", "dddb", "dddc"):  # (1/θ d/dθ)ⁿ f = 2ⁿ dⁿf/d(θ²)ⁿ
+        base, order = f[name[-1]], len(name) - 1
+        return float(2**order * mp.diff(lambda t: base(mp.sqrt(t)), x * x, order))
     base = {"db": f["b"], "dc": f["c"], "dg": f["g"]}[name]
     return float(mp.diff(base, x) / x)
 
@@ -240,7 +240,8 @@ def test_coefficients_match_high_precision(name):
 @pytest.mark.parametrize("name", sorted(L.THRESHOLDS))
 def test_coefficient_limits_at_zero(name):
     limits = {"a": 1, "b": 0.5, "c": 1 / 6, "g": 1 / 12, "db": -1 / 12, "dc": -1 / 60,
-              "dg": 1 / 360, "hs": 0.5, "ddb": 1 / 90, "ddc": 1 / 630}
+              "dg": 1 / 360, "hs": 0.5, "ddb": 1 / 90, "ddc": 1 / 630,
+              "dddb": -1 / 840, "dddc": -1 / 7560}
     assert L.coefficient(name, 0.0) == pytest.approx(limits[name], rel=EPS, abs=0)
 
 
@@ -271,6 +272,8 @@ _FUNCS = {
     "se3_dTT": lambda v: L.se3_dT(v, v[::-1], transpose=True),
     "se3_dTinv": lambda v: L.se3_dTinv(v, v[::-1]),
     "se3_dTinvT": lambda v: L.se3_dTinv(v, v[::-1], transpose=True),
+    "se3_ddT": lambda v: L.se3_ddT(v, v[::-1]),
+    "se3_ddTT": lambda v: L.se3_ddT(v, v[::-1], transpose=True),
 }
 
 
@@ -280,12 +283,16 @@ def test_functions_continuous_across_thresholds(func, thr):
     f = _FUNCS[func]
     n = _unit([0.4, -0.7, 1.3])
     u = np.array([0.5, -1.2, 0.8])
+    # entrywise change over a wider step, for the linear prediction of the jump (some
+    # derivatives, e.g. of T⁻¹ towards its singularity at 2π, have |f′| ≫ 10 above π)
+    wide = np.abs(f(np.r_[u, thr * (1 + 1e-6) * n]) - f(np.r_[u, thr * (1 - 1e-6) * n]))
     for d in (1e-12, 1e-9):
         lo = f(np.r_[u, thr * (1 - d) * n])
         hi = f(np.r_[u, thr * (1 + d) * n])
         # the functions are smooth: the jump must be of the order of the step itself
-        # (2 d θ |f′|) plus a few ulp; |f′| ≲ 10 here
-        assert np.abs(hi - lo).max() <= 20 * d * thr + 1e-13 * max(1.0, np.abs(hi).max())
+        # (2 d θ |f′|, with |f′| ≲ 10 here, or the linear prediction) plus a few ulp
+        slack = np.maximum(20 * d * thr, 2 * (d / 1e-6) * wide)
+        assert np.all(np.abs(hi - lo) <= slack + 1e-13 * max(1.0, np.abs(hi).max()))
 
 
 # ---------------------------------------------------------------- SE(3)
@@ -406,6 +413,33 @@ def test_se3_dT_dTinv_relative_accuracy(theta, transpose):
         assert np.abs(num - exact).max() <= 1e-7 * np.abs(exact).max()
 
 
+@settings(max_examples=60, deadline=None)
+@given(twists(angle=st.one_of(st.sampled_from(_special), st.floats(0.0, PI), st.floats(PI, 5.0))),
+       st.lists(st.floats(-2, 2), min_size=6, max_size=6).map(np.array),
+       st.booleans())
+def test_se3_second_derivative_of_T(h, w, transpose):
+    """se3_ddT against differences of se3_dT (its ΩΩ block holds the third derivative of
+    T(Ω), coefficients dddb, dddc), symmetry in the two derivative indices."""
+    num = fd(lambda x: L.se3_dT(x, w, transpose), h)
+    dd = L.se3_ddT(h, w, transpose)
+    scale = (1 + np.abs(h[:3]).max()) ** 2
+    np.testing.assert_allclose(num, dd, rtol=0, atol=1e-10 * scale)
+    np.testing.assert_allclose(dd, np.swapaxes(dd, -1, -2), rtol=0, atol=64 * EPS * scale)
+
+
+@pytest.mark.parametrize("theta", [0.0, 1e-9, 1e-5, 0.3, 1.7, 3.0, PI - 1e-6, 4.0, 4.5])
+def test_se3_ddT_relative_accuracy(theta):
+    rng = np.random.default_rng(int(theta * 1e3) + 3)
+    h = np.r_[rng.normal(size=3), theta * _unit(rng.normal(size=3))]
+    w = rng.normal(size=6)
+    step = 1e-5
+    for tr in (False, True):
+        num = np.stack([(L.se3_dT(h + step * e, w, tr) - L.se3_dT(h - step * e, w, tr)) / (2 * step)
+                        for e in np.eye(6)], -1)
+        exact = L.se3_ddT(h, w, tr)
+        assert np.abs(num - exact).max() <= 1e-7 * np.abs(exact).max()
+
+
 @given(twists(), st.lists(st.floats(-2, 2), min_size=6, max_size=6).map(np.array))
 def test_se3_dT_blocks(h, w):
     """Structure: ∂(T w)/∂U = [[so3_dT(Ω, w_Ω)], [0]] and the bottom rows are so3_dT(Ω, w_Ω)."""
@@ -506,6 +540,8 @@ def test_every_function_is_batched():
         "se3_dTT": (lambda a, b: L.se3_dT(a, b, True), (h, h[..., ::-1])),
         "se3_dTinv": (L.se3_dTinv, (h, h[..., ::-1])),
         "se3_dTinvT": (lambda a, b: L.se3_dTinv(a, b, True), (h, h[..., ::-1])),
+        "se3_ddT": (L.se3_ddT, (h, h[..., ::-1])),
+        "se3_ddTT": (lambda a, b: L.se3_ddT(a, b, True), (h, h[..., ::-1])),
         "se3_inv": (lambda v: L.se3_inv(L.se3_exp(v)), (h,)),
     }
     for name, (f, args) in single.items():
