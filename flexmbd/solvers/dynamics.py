@@ -88,7 +88,11 @@ class DynamicsStepper:
                 A = finite_difference_matrix(lambda y: residual(y, False)[0], x)
             return r, np.concatenate((F, Phi)), A
 
-        out = self.newton.solve(residual, np.concatenate((s.qdd, s.lam)), key=h)
+        weights = None
+        if self.newton.convergence == "increment":
+            # P3's test: the change of the configuration, ‖Δq‖ = h²β' ‖Δq''‖ (multipliers not measured)
+            weights = np.concatenate((np.full(n, bp), np.zeros(sys.m)))
+        out = self.newton.solve(residual, np.concatenate((s.qdd, s.lam)), key=h, increment_weights=weights)
         if not out.converged:
             return None, out
         qdd, lam = out.x[:n], out.x[n:]
@@ -131,6 +135,8 @@ def simulate(model, t_end, h, integrator=None, tol=1e-7, max_iter=25, jacobian="
     jacobian:   'full', a P1 combination such as 'M1+M2', a set of term names, or 'fd'
                 (finite-difference Newton matrix, for comparison).
     refresh:    'newton' | 'step' | int i (see :mod:`.newton`).
+    convergence: 'residual' (P1: ‖[F; Φ]‖₂ < tol) or 'increment' (P3: the configuration
+                change of a Newton iteration, ‖Δq‖₂ = h²β' ‖Δq''‖₂ < tol).
     A failed step is retried with h/2, h/4, … (``max_halvings`` times); if it still fails
     the run stops and the returned Result holds every step computed so far, with
     ``success = False`` and a message naming time, residual and the worst equation.

@@ -67,8 +67,11 @@ class NewtonSolver:
     def invalidate(self):
         self.has_factor = False
 
-    def solve(self, problem, x0, key=None):
-        """Iterate from x0; ``key`` identifies the matrix (e.g. the step size)."""
+    def solve(self, problem, x0, key=None, increment_weights=None):
+        """Iterate from x0; ``key`` identifies the matrix (e.g. the step size).
+
+        ``increment_weights``: the increment test measures ‖w ∘ Δx‖ (e.g. the change of
+        the configuration, h²β Δq'', when the unknowns are accelerations)."""
         x = x0.copy()
         if key != self.matrix_key:
             self.has_factor = False
@@ -103,7 +106,8 @@ class NewtonSolver:
                 self.factor_age += 1
                 prev_norm = norm
                 need_matrix = policy == "newton"
-                if self.convergence == "increment" and np.linalg.norm(dx) < self.increment_tol:
+                step = dx if increment_weights is None else increment_weights * dx
+                if self.convergence == "increment" and np.linalg.norm(step) < self.increment_tol:
                     r, chk, _ = problem(x, False)
                     norm = float(np.linalg.norm(chk))
                     if np.isfinite(norm):

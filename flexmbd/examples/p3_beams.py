@@ -1,0 +1,103 @@
+"""P3's flexible mechanisms: the high-speed crank-slider (Models I, II) and the spatial
+double pendulum (Models III, IV), built from geometrically exact beams.
+
+Geometry (P3's figures are lost; the assumptions are flexmbd's, see docs/beams.md):
+* crank-slider: crank from the origin along +X (0.3 m), connecting rod along +X from
+  the crank tip, a rigid slider at the rod's end moving along X only; spherical joints
+  at the origin and between the rods, a revolute joint (axis Z) between rod and slider;
+  torque M_z on the crank's first node for 0.2 s; no gravity.
+* double pendulum: arm I along +X from a spherical joint at the origin, arm II along +Y
+  from a spherical joint at arm I's tip; gravity −Z; released from rest.
+
+The deformation measure d/L (P3) is the distance of rod II's midpoint C from the chord
+through rod II's ends, divided by rod II's length.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+import flexmbd as fm
+
+from ..beams.sections import Section
+
+CRANK_SLIDER = {
+    "I": dict(width=0.05, rho=2000.0, E=8.2e12, torque=900.0, h=1e-4, t_end=0.2,
+              peak_speed=1033.0, max_dL=0.0004),
+    "II": dict(width=0.03, rho=5600.0, E=4.1e11, torque=500.0, h=3e-5, t_end=0.2,
+               peak_speed=518.0, max_dL=0.04),
+}
+PENDULUM = {
+    "III": dict(width=0.5e-3, rho=2700.0, E=2.1e10, t_end=1.0, h=5e-4, max_dL=0.055),
+    "IV": dict(width=0.3e-3, rho=2700.0, E=1.5e10, t_end=0.5, h=5e-4, max_dL=0.15),
+}
+NU = 0.3
+
+
+@dataclass
+class P3Model:
+    model: fm.Model
+    rods: tuple          # (rod I, rod II) beam handles
+    name: str
+    params: dict
+
+    @property
+    def dofs(self):
+        """P3's DOF count: 6 per beam node (rigid bodies not counted)."""
+        return sum(6 * len(b.nodes) for b in self.rods)
+
+
+def crank_slider(which="I", elements=(4, 6), formulation="se3", integration="full", slider_mass=0.1):
+    """P3's crank-slider Model I or II with ``elements`` = (crank, rod) element counts."""
+    p = CRANK_SLIDER[which]
+    sec = Section.rectangle(p["width"], p["width"], E=p["E"], nu=NU, rho=p["rho"])
+    m = fm.Model(name=f"p3-crank-slider-{which}")
+    kw = dict(section=sec, formulation=formulation, integration=integration)
+    crank = m.beam("crank", elements=elements[0], start=(0, 0, 0), end=(0.3, 0, 0), **kw)
+    rod = m.beam("rod", elements=elements[1], start=(0.3, 0, 0), end=(0.8, 0, 0), **kw)
+    # a small cube of the given mass (its size does not enter P3's data)
+    slider = m.rigid_body("slider", mass=slider_mass, inertia=np.full(3, slider_mass * 0.02**2 / 6),
+                          position=(0.8, 0, 0), parameterization="se3")
+    m.spherical(fm.GROUND, crank.first, at=(0, 0, 0), name="bearing")
+    m.spherical(crank.last, rod.first, at=(0.3, 0, 0), name="crank_pin")
+    m.revolute(rod.last, slider, at=(0.8, 0, 0), axis=(0, 0, 1), name="wrist_pin")
+    m.prismatic(fm.GROUND, slider, at=(0.8, 0, 0), axis=(1, 0, 0), name="guide")
+    m.torque(crank.first, (0, 0, p["torque"]), name="drive")
+    return P3Model(m, (crank, rod), f"crank-slider {which}", p)
+
+
+def double_pendulum(which="III", elements=(4, 6), formulation="se3", integration="full"):
+    """P3's spatial double pendulum Model III or IV."""
+    p = PENDULUM[which]
+    sec = Section.rectangle(p["width"], p["width"], E=p["E"], nu=NU, rho=p["rho"])
+    m = fm.Model(gravity=(0, 0, -9.81), name=f"p3-double-pendulum-{which}")
+    kw = dict(section=sec, formulation=formulation, integration=integration)
+    arm1 = m.beam("arm1", elements=elements[0], start=(0, 0, 0), end=(0.3, 0, 0), **kw)
+    arm2 = m.beam("arm2", elements=elements[1], start=(0.3, 0, 0), end=(0.3, 0.5, 0), **kw)
+    m.spherical(fm.GROUND, arm1.first, at=(0, 0, 0), name="pivot")
+    m.spherical(arm1.last, arm2.first, at=(0.3, 0, 0), name="elbow")
+    return P3Model(m, (arm1, arm2), f"double pendulum {which}", p)
+
+
+def deformation_measure(res, rod):
+    """d/L of a beam over time: distance of its midpoint from the chord through its ends
+    over its length (midpoint node for an even element count, else the mean of the two
+    middle nodes' positions)."""
+    n = len(rod.nodes) - 1
+    a = res[f"{rod.name}.n0.position"]
+    b = res[f"{rod.name}.n{n}.position"]
+    if n % 2 == 0:
+        c = res[f"{rod.name}.n{n // 2}.position"]
+    else:
+        c = 0.5 * (res[f"{rod.name}.n{n // 2}.position"] + res[f"{rod.name}.n{n // 2 + 1}.position"])
+    chord = b - a
+    u = chord / np.linalg.norm(chord, axis=1, keepdims=True)
+    r = c - a
+    dist = np.linalg.norm(r - np.sum(r * u, axis=1, keepdims=True) * u, axis=1)
+    return dist / rod.length
+
+
+def crank_speed(res, crank):
+    """|ω_z| of the crank's first node (rad/s)."""
+    return np.abs(res[f"{crank.name}.n0.angular_velocity"][:, 2])
