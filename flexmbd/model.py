@@ -300,19 +300,22 @@ class Model:
         return e
 
     def beam(self, name=None, *, section, elements, geometry=None, start=None, end=None, e2=None, order=1,
-             formulation="se3", integration="full"):
+             formulation="se3", integration="full", interpolation="lagrange"):
         """A geometrically exact beam of ``elements`` elements on SE(3) nodes.
 
         ``geometry``: the stress-free reference curve (``flexmbd.beams.StraightLine``,
         ``CircularArc``, ``NurbsReference``), or ``start`` and ``end`` points (with
         ``e2``, the section's second axis) for a straight beam.  ``section``: a
         ``flexmbd.beams.Section``.  ``integration``: "full", "reduced" or "hw" (Hu-Washizu,
-        constant assumed shear strain).  Returns a :class:`~flexmbd.beams.builder.Beam`
+        constant assumed shear strain; first order only).  ``interpolation``: "lagrange"
+        (``order`` 1, 2, 3 …: order + 1 nodes per element) or "nurbs" (isogeometric, degree
+        ``order`` ≥ 2, one element per knot span, nodes = control frames).  Returns a :class:`~flexmbd.beams.builder.Beam`
         whose nodes (``beam.node(i)``, ``beam.first``, ``beam.last``) take joints and loads.
         """
         from .beams.builder import add_beam
 
-        return add_beam(self, name, section, elements, geometry, start, end, e2, order, formulation, integration)
+        return add_beam(self, name, section, elements, geometry, start, end, e2, order, formulation, integration,
+                        interpolation)
 
     def marker(self, body, at, name=None):
         """A named point fixed on a body (given in global coordinates in the initial

@@ -162,3 +162,26 @@ def test_end_moment_rolls_the_cantilever_into_a_circle():
     np.testing.assert_allclose(R, np.eye(3), atol=1e-10)          # turned by 2π
     mid = res["rod.n4.position"][-1]
     np.testing.assert_allclose(mid, [0, 1 / np.pi, 0], atol=1e-10)  # a circle of radius L/2π
+
+
+# ------------------------------------------------------- higher-order interpolation
+@pytest.mark.parametrize("interpolation", ["lagrange", "nurbs"])
+def test_cubic_elements_converge_to_the_same_tip_displacement(interpolation):
+    """3rd-order Lagrange and cubic NURBS: straight and curved cantilevers within 0.1 % of
+    ABAQUS with few elements, converging to the first-order elements' extrapolated limit."""
+    for geom, force, ref in ((None, (30, 20, 400), ABAQUS_STRAIGHT), (QUARTER, (30, 20, 100), ABAQUS_CURVED)):
+        z = {n: tip(*cantilever(n, geom, force=force, order=3, interpolation=interpolation))[1][2]
+             for n in (4, 8, 16)}
+        assert abs(z[8] - ref) < 1e-3 * ref, z
+        assert (z[8] - z[4]) / (z[16] - z[8]) > 6.0, z      # at least ~3rd order (2nd would give 4)
+
+
+def test_nurbs_control_frames_reproduce_the_arc():
+    m, b = cantilever(6, QUARTER, force=(0, 0, 0), order=3, interpolation="nurbs")
+    res, _ = tip(m, b, steps=1)
+    s = np.linspace(0.0, b.length, 13)
+    pts = np.array([b.positions(res, si)[-1] for si in s])
+    np.testing.assert_allclose(np.linalg.norm(pts, axis=1), 1.0, atol=1e-12)        # on the circle
+    # through the reference frames at the Greville points; in between the SE(3) interpolation
+    # parameterises the circle slightly differently from the NURBS arc length (O(h⁴))
+    np.testing.assert_allclose(np.arctan2(pts[:, 1], pts[:, 0]), np.pi / 2 - s, atol=1e-5)

@@ -14,13 +14,17 @@ import numpy as np
 from ..bodies.rigid import Body
 from ..kinds import FrameKind
 from ..rotations import quaternion_from_matrix
-from .geometry import CircularArc, StraightLine
+from ..lie import se3_exp, se3_from_Rx, se3_inv, se3_log
+from ..rotations import rotation_matrix
+from .geometry import CircularArc, NurbsReference, StraightLine
+from .se3_beam import reference_strains, relative_twists
 from .se3_linear import relative_twist
 from .sections import Section
-from .shape import gauss_legendre, lagrange
+from .shape import NurbsCurve, gauss_legendre, lagrange, nurbs_elements
 
 FORMULATIONS = ("se3",)
 INTEGRATIONS = ("full", "reduced", "hw")
+INTERPOLATIONS = ("lagrange", "nurbs")
 
 
 @dataclass
@@ -33,7 +37,9 @@ class Beam:
     formulation: str
     order: int
     integration: str
+    interpolation: str
     length: float
+    spec: object = None
 
     def node(self, i):
         return self.nodes[i]
@@ -50,14 +56,50 @@ class Beam:
     def node_names(self):
         return [b.name for b in self.nodes]
 
+    @property
+    def elements(self):
+        return len(self.spec.data["conn"])
+
+    @property
+    def dofs(self):
+        """Unknowns of the beam: 6 per node (control frame for NURBS)."""
+        return 6 * len(self.nodes)
+
+    def positions(self, result, s):
+        """Positions (rows, 3) of the beam's axis at reference arc length ``s`` for every
+        row of ``result``, from the element's interpolation H(s) = H_1 exp(Σ N_k ξ_k)."""
+        data = self.spec.data
+        e, N = _shape_at(data, float(s))
+        idx = data["conn"][e]
+        q = np.stack([np.c_[result[f"{self.nodes[k].name}.position"], result[f"{self.nodes[k].name}.orientation"]]
+                      for k in idx], axis=1)                                  # (rows, n, 7)
+        R = rotation_matrix(q[..., 3:].reshape(-1, 4)).reshape(q.shape[:2] + (3, 3))
+        xi = relative_twists(R, q[..., :3])
+        h = np.einsum("k,rki->ri", N, xi)
+        H = se3_exp(h)
+        return q[:, 0, :3] + np.einsum("rij,rj->ri", R[:, 0], H[:, :3, 3])
+
     def __repr__(self):
-        return (f"Beam({self.name!r}, {len(self.nodes) - 1} elements, {self.formulation}, order {self.order}, "
-                f"{self.integration} integration)")
+        return (f"Beam({self.name!r}, {self.elements} elements, {self.formulation}, {self.interpolation} "
+                f"order {self.order}, {self.integration} integration)")
+
+
+def _shape_at(data, s):
+    """Element index and shape values at reference arc length s."""
+    s0, s1 = data["s_range"][:, 0], data["s_range"][:, 1]
+    e = int(np.clip(np.searchsorted(s1, s), 0, len(s1) - 1))
+    if data["interpolation"] == "nurbs":
+        u = data["reference"].u_of_s(np.array([s]))
+        idx, R, _ = data["curve"].rational_basis(np.atleast_1d(u))
+        e = int(np.flatnonzero(np.all(data["conn"] == idx[0], axis=1))[0])
+        return e, R[0]
+    zeta = (s - s0[e]) / (s1[e] - s0[e])
+    return e, lagrange(data["order"], np.array([zeta]))[0][0]
 
 
 def add_beam(model, name, section, elements, geometry=None, start=None, end=None, e2=None, order=1,
-             formulation="se3", integration="full"):
-    from ..model import ModelError
+             formulation="se3", integration="full", interpolation="lagrange"):
+    from ..model import ElementSpec, ModelError
 
     name = model._name(name, "beam")
     what = f"beam {name!r}"
@@ -67,8 +109,12 @@ def add_beam(model, name, section, elements, geometry=None, start=None, end=None
         raise ModelError(f"{what}: formulation must be one of {FORMULATIONS}, got {formulation!r}")
     if integration not in INTEGRATIONS:
         raise ModelError(f"{what}: integration must be one of {INTEGRATIONS}, got {integration!r}")
-    if order != 1:
-        raise ModelError(f"{what}: order {order} is not available yet for formulation {formulation!r}; use order=1")
+    if interpolation not in INTERPOLATIONS:
+        raise ModelError(f"{what}: interpolation must be one of {INTERPOLATIONS}, got {interpolation!r}")
+    if not isinstance(order, (int, np.integer)) or order < 1 or (interpolation == "nurbs" and order < 2):
+        raise ModelError(f"{what}: order must be an integer ≥ 1 (≥ 2 for NURBS), got {order!r}")
+    if integration == "hw" and not (order == 1 and interpolation == "lagrange"):
+        raise ModelError(f"{what}: the Hu-Washizu form (integration='hw') is a remedy for first-order elements")
     try:
         n_el = int(elements)
     except (TypeError, ValueError):
@@ -85,68 +131,149 @@ def add_beam(model, name, section, elements, geometry=None, start=None, end=None
             raise ModelError(f"{what}: {exc}") from None
     elif not hasattr(geometry, "nodes"):
         raise ModelError(f"{what}: geometry must be a StraightLine, CircularArc or NurbsReference")
-    ref = geometry.nodes(n_el + 1)
+    n_gauss = order + 1 if integration == "full" else order
+    if interpolation == "lagrange":
+        data = _lagrange_topology(geometry, n_el, order, n_gauss)
+    else:
+        data = _nurbs_topology(geometry, n_el, order, n_gauss)
     nodes = []
-    for i in range(n_el + 1):
+    for i, (x, R) in enumerate(zip(data.pop("x"), data.pop("R"))):
         nm = model._name(f"{name}.n{i}", "node")
-        b = Body(nm, FrameKind, 0.0, np.zeros((3, 3)), ref.x[i].copy(), quaternion_from_matrix(ref.R[i]))
+        b = Body(nm, FrameKind, 0.0, np.zeros((3, 3)), x.copy(), quaternion_from_matrix(R))
         b.index = len(model.bodies)
         model.bodies.append(b)
         model._names.add(nm)
-    from ..model import ElementSpec
-
-    q = np.array([np.r_[b.position, b.orientation] for b in nodes or model.bodies[-(n_el + 1):]])
-    nodes = model.bodies[-(n_el + 1):]
-    d0 = relative_twist(q[:-1], q[1:])
-    spec = ElementSpec("beam", name, tuple(nodes), dict(
-        section=section, formulation=formulation, order=order, integration=integration,
-        length=np.diff(ref.s), d0=d0, curved=isinstance(geometry, CircularArc)))
+        nodes.append(b)
+    q = np.array([np.r_[b.position, b.orientation] for b in nodes])
+    conn = data["conn"]
+    Rn = rotation_matrix(q[:, 3:]).reshape(-1, 3, 3)
+    data.update(section=section, formulation=formulation, order=order, integration=integration,
+                interpolation=interpolation)
+    if order == 1 and interpolation == "lagrange":
+        data["d0"] = relative_twist(q[conn[:, 0]], q[conn[:, 1]])
+    else:
+        data["eps0"] = reference_strains(Rn[conn], q[conn][..., :3], data["N"], data["dN"])
+    spec = ElementSpec("beam", name, tuple(nodes), data)
     model.elements.append(spec)
     model._names.add(name)
-    return Beam(name, list(nodes), section, formulation, order, integration, float(geometry.length))
+    return Beam(name, nodes, section, formulation, order, integration, interpolation, float(geometry.length), spec)
+
+
+def _control_frames(curve, ref, frame):
+    """Control frames H_k whose SE(3) interpolation H_1 exp(Σ R_k(u) ξ_k) passes through
+    the reference frames at the Greville abscissae u_j (collocation, linear in the
+    relative twists ξ_k = log(H_1⁻¹ H_k); exact for constant-strain references such as
+    lines, arcs and helices once the element uses its own first frame, since the twists
+    along a screw are proportional to arc length).  The control points of the geometric
+    NURBS are not used as positions: they would make the reference sag off the curve by
+    O(h²) under the SE(3) interpolation."""
+    U, p = curve.knots, curve.degree
+    greville = np.array([np.mean(U[k + 1:k + p + 1]) for k in range(curve.n_points)])
+    xg = curve.point(greville)
+    Rg = np.asarray(frame(ref.s_of_u(greville)))
+    Hg = se3_from_Rx(Rg, xg)
+    xi_ref = se3_log(np.einsum("ij,njk->nik", se3_inv(Hg[0]), Hg))
+    idx, Rb, _ = curve.rational_basis(greville)
+    C = np.zeros((curve.n_points, curve.n_points))
+    np.put_along_axis(C, idx, Rb, axis=1)
+    xi = np.linalg.solve(C, xi_ref)
+    H = np.einsum("ij,njk->nik", Hg[0], se3_exp(xi))
+    return H[:, :3, 3].copy(), H[:, :3, :3].copy()
+
+
+def _lagrange_topology(geometry, n_el, p, n_gauss):
+    ref = geometry.nodes(n_el * p + 1)
+    conn = np.arange(n_el)[:, None] * p + np.arange(p + 1)[None, :]
+    zg, wg = gauss_legendre(n_gauss)
+    N, dNz = lagrange(p, zg)
+    L = ref.s[conn[:, -1]] - ref.s[conn[:, 0]]
+    return dict(x=ref.x, R=ref.R, conn=conn, N=np.broadcast_to(N, (n_el,) + N.shape).copy(),
+                dN=dNz[None] / L[:, None, None], w=wg[None, :] * L[:, None], length=L,
+                s_range=np.c_[ref.s[conn[:, 0]], ref.s[conn[:, -1]]])
+
+
+def _nurbs_topology(geometry, n_el, p, n_gauss):
+    """Isogeometric elements: one knot span each; nodes are the control frames, at the
+    control points with the reference frame at their Greville abscissae."""
+    if isinstance(geometry, StraightLine):
+        curve = NurbsCurve.line(geometry.point(0.0), geometry.point(geometry.length), degree=p, n_spans=n_el)
+        ref = NurbsReference(curve)
+        frame = geometry.frame
+    elif isinstance(geometry, CircularArc):
+        curve = NurbsCurve.circular_arc(geometry.center, geometry.radius, geometry.angle0, geometry.angle1,
+                                        normal=geometry.normal, degree=p)
+        curve = curve.refine(int(np.ceil(n_el / len(nurbs_elements(curve, 1)))))
+        ref = NurbsReference(curve, normal=geometry.normal)
+        frame = ref.frame
+    else:
+        curve = geometry.curve
+        while curve.degree < p:
+            curve = curve.elevate_degree()
+        curve = curve.refine(int(np.ceil(n_el / len(nurbs_elements(curve, 1)))))
+        ref = NurbsReference(curve)
+        frame = ref.frame
+    els = nurbs_elements(curve, n_gauss)
+    x, R = _control_frames(curve, ref, frame)
+    s_of = ref.s_of_u
+    return dict(x=x, R=R, conn=np.array([e.indices for e in els]),
+                N=np.array([e.R for e in els]), dN=np.array([e.dR_ds for e in els]),
+                w=np.array([e.weights for e in els]), length=np.array([np.sum(e.weights) for e in els]),
+                s_range=np.array([[float(s_of(np.array([e.span[0]]))[0]), float(s_of(np.array([e.span[1]]))[0])]
+                                  for e in els]), curve=curve, reference=ref)
 
 
 def beam_groups(system, specs):
-    """(inertia groups, force groups) of the beams ``specs`` of a System."""
-    from .groups import BeamElasticGroup, BeamInertiaGroup
+    """(inertia groups, force groups) of the beams ``specs`` of a System: one group per
+    element type (two-node SE(3); n-node SE(3) with n nodes), vectorised over all beams."""
+    from .groups import BeamElasticGroup, BeamInertiaGroup, BeamElasticGroupN
 
     inertia, forces = [], []
-    if not specs:
-        return inertia, forces
-    names, dofs, cfgs, d0, L, D, Ms, w = [], [], [], [], [], [], [], []
+    by_type = {}
     for spec in specs:
-        nodes = spec.bodies
-        data = spec.data
-        k = len(nodes) - 1
-        names += [f"{spec.name}.e{i}" for i in range(k)]
-        dofs += [np.r_[system.dofs(nodes[i]), system.dofs(nodes[i + 1])] for i in range(k)]
-        cfgs += [np.r_[system.config_dofs(nodes[i]), system.config_dofs(nodes[i + 1])] for i in range(k)]
-        d0.append(data["d0"])
-        L.append(data["length"])
-        D += [data["section"].stiffness_matrix()] * k
-        Ms += [data["section"].inertia_matrix()] * k
-    L = np.concatenate(L)
-    forces.append(BeamElasticGroup(names, dofs, cfgs, np.concatenate(d0), L, np.array(D)))
-    Ms = np.array(Ms)
-    if np.any(Ms != 0):
-        zg, wg = gauss_legendre(2)
-        N, _ = lagrange(1, zg)
-        inertia.append(BeamInertiaGroup(names, dofs, cfgs, N, L[:, None] * wg[None, :], Ms))
+        d = spec.data
+        nn = d["conn"].shape[1]
+        key = ("se3-2" if nn == 2 and d["order"] == 1 and d["interpolation"] == "lagrange" else "se3-n", nn)
+        by_type.setdefault(key, []).append(spec)
+    for (kind, nn), group in by_type.items():
+        names, dofs, cfgs, parts = [], [], [], {k: [] for k in ("N", "dN", "w", "d0", "length", "eps0", "D", "Ms")}
+        for spec in group:
+            d, nodes = spec.data, spec.bodies
+            k = len(d["conn"])
+            names += [f"{spec.name}.e{i}" for i in range(k)]
+            dofs += [np.concatenate([system.dofs(nodes[j]) for j in c]) for c in d["conn"]]
+            cfgs += [np.concatenate([system.config_dofs(nodes[j]) for j in c]) for c in d["conn"]]
+            for key in ("N", "dN", "w", "length"):
+                parts[key].append(d[key])
+            parts["d0" if kind == "se3-2" else "eps0"].append(d["d0" if kind == "se3-2" else "eps0"])
+            parts["D"].append(np.broadcast_to(d["section"].stiffness_matrix(), (k, 6, 6)))
+            parts["Ms"].append(np.broadcast_to(d["section"].inertia_matrix(), (k, 6, 6)))
+        cat = {key: np.concatenate(v) for key, v in parts.items() if v}
+        if kind == "se3-2":
+            forces.append(BeamElasticGroup(names, dofs, cfgs, cat["d0"], cat["length"], cat["D"]))
+            # two Gauss points integrate the (cubic) inertia integrands of linear elements exactly
+            zg, wg = gauss_legendre(2)
+            N, w = lagrange(1, zg)[0], cat["length"][:, None] * wg[None, :]
+        else:
+            forces.append(BeamElasticGroupN(names, dofs, cfgs, cat["N"], cat["dN"], cat["w"], cat["eps0"], cat["D"]))
+            N, w = cat["N"], cat["w"]
+        if np.any(cat["Ms"] != 0):
+            inertia.append(BeamInertiaGroup(names, dofs, cfgs, N, w, cat["Ms"]))
     return inertia, forces
 
 
 def nodal_weights(system, specs):
-    """Nodes and their shares ∫ N_k ρA ds of the beams' mass (for distributed weight)."""
+    """Nodes and their shares Σ_g w_g N_k ρA of the beams' mass (consistent nodal loads
+    of the distributed weight)."""
     share = {}
+    order = []
     for spec in specs:
-        rhoA = spec.data["section"].rhoA
-        for i, Le in enumerate(spec.data["length"]):
-            for b in (spec.bodies[i], spec.bodies[i + 1]):
-                share[b.name] = share.get(b.name, 0.0) + 0.5 * rhoA * Le
-    bodies = [b for spec in specs for b in spec.bodies]
-    seen, out = set(), []
-    for b in bodies:
-        if b.name not in seen and share.get(b.name, 0.0) > 0:
-            seen.add(b.name)
-            out.append((b, share[b.name]))
-    return out
+        d = spec.data
+        rhoA = d["section"].rhoA
+        shares = np.einsum("eg,egk->ek", d["w"], d["N"]) * rhoA
+        for c, sh in zip(d["conn"], shares):
+            for j, m in zip(c, sh):
+                b = spec.bodies[j]
+                if b.name not in share:
+                    order.append(b)
+                share[b.name] = share.get(b.name, 0.0) + m
+    return [(b, share[b.name]) for b in order if share[b.name] > 0]

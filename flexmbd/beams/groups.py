@@ -14,6 +14,8 @@ import numpy as np
 from ..forces.base import ForceGroup
 from ..kinds import FrameKind
 from . import inertia as _inertia
+from ..rotations import rotation_matrix
+from . import se3_beam as _se3_n
 from .se3_linear import elastic_forces as _se3_linear
 
 
@@ -81,3 +83,33 @@ class BeamElasticGroup(ForceGroup):
         for i, key in enumerate(self.output_names[1:]):
             out[key] = sig[:, i]
         return out
+
+
+class BeamElasticGroupN(ForceGroup):
+    """Elastic forces of n-node SE(3) beam elements (Lagrange or NURBS, :mod:`.se3_beam`)."""
+
+    kind = FrameKind
+    output_names = ("strain_energy",)
+
+    def __init__(self, names, dof_index, config_index, N, dN, w, eps0, D):
+        self.element_names = list(names)
+        self.dof_index = np.asarray(dof_index, dtype=int)
+        self.config_index = np.asarray(config_index, dtype=int)
+        self.N, self.dN, self.w = np.asarray(N, float), np.asarray(dN, float), np.asarray(w, float)
+        self.eps0, self.D = np.asarray(eps0, float), np.asarray(D, float)
+        self.n_nodes = self.dof_index.shape[1] // 6
+
+    def _forces(self, qe, jacobians):
+        qb = qe[self.config_index].reshape(len(self), self.n_nodes, 7)
+        R = rotation_matrix(qb[..., 3:].reshape(-1, 4)).reshape(qb.shape[:2] + (3, 3))
+        return _se3_n.internal_forces(R, qb[..., :3], self.N, self.dN, self.w, self.eps0, self.D, jacobians)
+
+    def evaluate(self, qe, ve, t, jacobians=True):
+        f, K, _ = self._forces(qe, jacobians)
+        return -f, (None if K is None else -K), None
+
+    def potential_energy(self, qe, t):
+        return float(np.sum(self._forces(qe, False)[2]))
+
+    def outputs(self, qe, ve, t):
+        return {"strain_energy": self._forces(qe, False)[2]}
