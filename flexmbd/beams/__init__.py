@@ -1,0 +1,1 @@
+"""Geometrically exact beam elements."""
