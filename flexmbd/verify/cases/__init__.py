@@ -9,7 +9,8 @@ Import errors are deliberately not caught: a broken case module must surface.
 import importlib
 
 #: Modules imported (and thereby registered) when this package is imported.
-CASE_MODULES: tuple[str, ...] = ("slider_crank", "conservative", "integrators", "tensegrity", "statics", "lie_group")
+CASE_MODULES: tuple[str, ...] = ("slider_crank", "conservative", "integrators", "tensegrity", "statics", "lie_group",
+                                 "beams")
 
 for _name in CASE_MODULES:
     importlib.import_module(_name if "." in _name else f"{__name__}.{_name}")
