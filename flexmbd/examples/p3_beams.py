@@ -48,12 +48,13 @@ class P3Model:
         return sum(6 * len(b.nodes) for b in self.rods)
 
 
-def crank_slider(which="I", elements=(4, 6), formulation="se3", integration="full", slider_mass=0.1):
+def crank_slider(which="I", elements=(4, 6), formulation="se3", integration="full", slider_mass=0.1, order=1,
+                 interpolation="lagrange"):
     """P3's crank-slider Model I or II with ``elements`` = (crank, rod) element counts."""
     p = CRANK_SLIDER[which]
     sec = Section.rectangle(p["width"], p["width"], E=p["E"], nu=NU, rho=p["rho"])
     m = fm.Model(name=f"p3-crank-slider-{which}")
-    kw = dict(section=sec, formulation=formulation, integration=integration)
+    kw = dict(section=sec, formulation=formulation, integration=integration, order=order, interpolation=interpolation)
     crank = m.beam("crank", elements=elements[0], start=(0, 0, 0), end=(0.3, 0, 0), **kw)
     rod = m.beam("rod", elements=elements[1], start=(0.3, 0, 0), end=(0.8, 0, 0), **kw)
     # a small cube of the given mass (its size does not enter P3's data)
@@ -67,12 +68,13 @@ def crank_slider(which="I", elements=(4, 6), formulation="se3", integration="ful
     return P3Model(m, (crank, rod), f"crank-slider {which}", p)
 
 
-def double_pendulum(which="III", elements=(4, 6), formulation="se3", integration="full"):
+def double_pendulum(which="III", elements=(4, 6), formulation="se3", integration="full", order=1,
+                    interpolation="lagrange"):
     """P3's spatial double pendulum Model III or IV."""
     p = PENDULUM[which]
     sec = Section.rectangle(p["width"], p["width"], E=p["E"], nu=NU, rho=p["rho"])
     m = fm.Model(gravity=(0, 0, -9.81), name=f"p3-double-pendulum-{which}")
-    kw = dict(section=sec, formulation=formulation, integration=integration)
+    kw = dict(section=sec, formulation=formulation, integration=integration, order=order, interpolation=interpolation)
     arm1 = m.beam("arm1", elements=elements[0], start=(0, 0, 0), end=(0.3, 0, 0), **kw)
     arm2 = m.beam("arm2", elements=elements[1], start=(0.3, 0, 0), end=(0.3, 0.5, 0), **kw)
     m.spherical(fm.GROUND, arm1.first, at=(0, 0, 0), name="pivot")
@@ -81,16 +83,11 @@ def double_pendulum(which="III", elements=(4, 6), formulation="se3", integration
 
 
 def deformation_measure(res, rod):
-    """d/L of a beam over time: distance of its midpoint from the chord through its ends
-    over its length (midpoint node for an even element count, else the mean of the two
-    middle nodes' positions)."""
-    n = len(rod.nodes) - 1
-    a = res[f"{rod.name}.n0.position"]
-    b = res[f"{rod.name}.n{n}.position"]
-    if n % 2 == 0:
-        c = res[f"{rod.name}.n{n // 2}.position"]
-    else:
-        c = 0.5 * (res[f"{rod.name}.n{n // 2}.position"] + res[f"{rod.name}.n{n // 2 + 1}.position"])
+    """d/L of a beam over time: distance of its midpoint (interpolated on the beam's axis)
+    from the chord through its ends, over its length."""
+    a = res[f"{rod.first.name}.position"]
+    b = res[f"{rod.last.name}.position"]
+    c = rod.positions(res, 0.5 * rod.length)
     chord = b - a
     u = chord / np.linalg.norm(chord, axis=1, keepdims=True)
     r = c - a

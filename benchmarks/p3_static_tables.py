@@ -1,0 +1,63 @@
+"""Rebuild P3's static tables: tip z-displacement of the straight and the quarter-circle
+cantilever for every beam variant at several DOF counts, against ABAQUS B31.
+
+    python -m benchmarks.p3_static_tables [--formulations se3,r3r3]
+
+Prints Markdown (used in docs/verification-beams.md).  DOF = 6 per node (control frame).
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from flexmbd.verify.cases.beams import ABAQUS, cantilever, solve, tip_displacement
+
+#: (label, Model.beam options, element counts)
+VARIANTS = {
+    "se3": [
+        ("SE(3) 1st, full (EI)", dict(order=1, integration="full"), (4, 8, 16, 32)),
+        ("SE(3) 1st, reduced (RI)", dict(order=1, integration="reduced"), (4, 8, 16, 32)),
+        ("SE(3) 1st, Hu-Washizu (HW)", dict(order=1, integration="hw"), (4, 8, 16, 32)),
+        ("SE(3) 3rd-order Lagrange", dict(order=3), (1, 2, 4, 8)),
+        ("SE(3) cubic NURBS", dict(order=3, interpolation="nurbs"), (1, 2, 4, 8, 16)),
+    ],
+    "r3r3": [
+        ("R3×R3 1st, full (EI)", dict(formulation="r3r3", integration="full"), (4, 8, 16, 32)),
+        ("R3×R3 1st, reduced (RI)", dict(formulation="r3r3", integration="reduced"), (4, 8, 16, 32)),
+        ("R3×R3 1st, Hu-Washizu (HW)", dict(formulation="r3r3", integration="hw"), (4, 8, 16, 32)),
+    ],
+}
+
+
+def table(shape, formulations):
+    rows = []
+    for f in formulations:
+        for label, opts, counts in VARIANTS[f]:
+            for n in counts:
+                m, b = cantilever(shape, n, **opts)
+                t0 = time.perf_counter()
+                res = solve(m)
+                z = tip_displacement(res, b)[2] if res.success else np.nan
+                rows.append((label, n, b.dofs, z, (z - ABAQUS[shape]) / ABAQUS[shape],
+                             int(res.iterations.sum()), time.perf_counter() - t0))
+    lines = [f"| variant | elements | DOF | tip z (m) | vs ABAQUS {ABAQUS[shape]} | Newton iterations | s |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    lines += [f"| {lab} | {n} | {dof} | {z:.5f} | {err:+.2%} | {it} | {s:.2f} |" for lab, n, dof, z, err, it, s in rows]
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--formulations", default="se3", help="comma-separated: se3, r3r3")
+    args = ap.parse_args(argv)
+    forms = [f.strip() for f in args.formulations.split(",")]
+    for shape, title in (("straight", "Straight cantilever, tip force (30, 20, 400) N"),
+                         ("curved", "Quarter-circle cantilever, tip force (30, 20, 100) N")):
+        print(f"\n{title}, 10 load steps\n")
+        print(table(shape, forms))
+
+
+if __name__ == "__main__":
+    main()
