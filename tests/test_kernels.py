@@ -56,3 +56,71 @@ def test_linear_spring_damper_single_pass_kernel_matches_numpy(seed, monkeypatch
     out = evaluate_all(sys_, q, v, acc, lam, 0.3, True, monkeypatch)
     for r, o in zip(ref, out):
         assert np.allclose(o, r, rtol=1e-12, atol=1e-12 * np.max(np.abs(r)))
+
+
+# ------------------------------------------------------------------ SE(3) beams
+def _node_pairs(rng, n, angle):
+    """Node configurations whose relative rotation has the given angle (random axes)."""
+    from flexmbd.lie import quat_from_rotvec, quat_multiply
+
+    qa, qb = np.empty((n, 7)), np.empty((n, 7))
+    qa[:, :3] = rng.standard_normal((n, 3))
+    qa[:, 3:] = quat_from_rotvec(rng.standard_normal((n, 3)))
+    axis = rng.standard_normal((n, 3))
+    axis /= np.linalg.norm(axis, axis=1)[:, None]
+    qb[:, :3] = qa[:, :3] + rng.standard_normal((n, 3))
+    qb[:, 3:] = quat_multiply(qa[:, 3:], quat_from_rotvec(angle * axis))
+    return qa, qb
+
+
+def _rel_close(out, ref, what):
+    assert out.shape == ref.shape, what
+    assert np.max(np.abs(out - ref)) <= 1e-12 * max(np.max(np.abs(ref)), 1e-300), what
+
+
+@pytest.mark.parametrize("angle", [0.0, 1e-9, 1e-4, 0.7, 1.9, 2.6, np.pi - 1e-3, np.pi - 1e-6])
+def test_se3_beam_element_kernel_matches_numpy(angle, monkeypatch):
+    from flexmbd.beams import se3_linear
+
+    rng = np.random.default_rng(int(1e3 * angle) + 1)
+    n = 40
+    qa, qb = _node_pairs(rng, n, angle)
+    d0 = 0.3 * rng.standard_normal((n, 6))
+    d0[::3] = 0.0                                   # straight reference elements too
+    length = rng.uniform(0.05, 2.0, n)
+    B = rng.standard_normal((n, 6, 6))
+    D = B @ B.transpose(0, 2, 1) + np.eye(6)
+    for jac in (True, False):
+        monkeypatch.setattr(se3_linear, "USE_KERNELS", False)
+        ref = se3_linear.elastic_forces(qa, qb, d0, length, D, jac)
+        monkeypatch.setattr(se3_linear, "USE_KERNELS", True)
+        out = se3_linear.elastic_forces(qa, qb, d0, length, D, jac)
+        for o, r, what in zip(out, ref, ("f", "K", "V", "sigma")):
+            if r is None:
+                assert o is None
+            else:
+                _rel_close(o, r, what)
+
+
+@pytest.mark.parametrize("nodes", [2, 3])
+@pytest.mark.parametrize("per_element", [False, True])
+def test_beam_inertia_kernel_matches_numpy(nodes, per_element, monkeypatch):
+    from flexmbd.beams import inertia
+
+    rng = np.random.default_rng(10 * nodes + per_element)
+    E, G = 17, 2
+    v, a = rng.standard_normal((E, nodes, 6)), rng.standard_normal((E, nodes, 6))
+    N = rng.standard_normal((E, G, nodes) if per_element else (G, nodes))
+    w = rng.uniform(0.1, 1.0, (E, G))
+    B = rng.standard_normal((E, 6, 6))
+    Ms = B @ B.transpose(0, 2, 1)
+    for jac in (True, False):
+        monkeypatch.setattr(inertia, "USE_KERNELS", False)
+        ref = inertia.inertia_forces(v, a, N, w, Ms, jac) + (inertia.kinetic_energy(v, N, w, Ms),)
+        monkeypatch.setattr(inertia, "USE_KERNELS", True)
+        out = inertia.inertia_forces(v, a, N, w, Ms, jac) + (inertia.kinetic_energy(v, N, w, Ms),)
+        for o, r, what in zip(out, ref, ("F", "D", "M", "T")):
+            if r is None:
+                assert o is None
+            else:
+                _rel_close(o, r, what)
