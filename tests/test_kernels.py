@@ -7,10 +7,13 @@ import flexmbd.constraints.dot as dot
 import flexmbd.forces.loads as loads
 import flexmbd.forces.spring_damper as sda
 import flexmbd.constraints.normalization as normalization
+from flexmbd import kinds
+from flexmbd.beams import inertia as beam_inertia
+from flexmbd.beams import se3_linear
 from flexmbd.kernels import AVAILABLE
 from test_jacobians import random_state, system
 
-MODULES = (rigid, dot, loads, sda, normalization)
+MODULES = (rigid, dot, loads, sda, normalization, kinds, beam_inertia, se3_linear)
 pytestmark = pytest.mark.skipif(not AVAILABLE, reason="numba not available")
 
 
@@ -20,7 +23,7 @@ def evaluate_all(sys, q, v, a, lam, t, compiled, monkeypatch):
     return sys.evaluate(q, v, a, lam, t, cM=1.0, cD=0.3, cK=0.7)
 
 
-@pytest.mark.parametrize("kind", ["spatial", "planar"])
+@pytest.mark.parametrize("kind", ["spatial", "planar", "se3"])
 @pytest.mark.parametrize("seed", range(5))
 def test_kernels_match_numpy(kind, seed, monkeypatch):
     sys = system(kind)
@@ -124,3 +127,46 @@ def test_beam_inertia_kernel_matches_numpy(nodes, per_element, monkeypatch):
                 assert o is None
             else:
                 _rel_close(o, r, what)
+
+
+@pytest.mark.parametrize("scale", [0.0, 1e-9, 0.3, 3.0])
+def test_frame_increment_and_tangent_kernels_match_numpy(scale, monkeypatch):
+    from flexmbd.lie import quat_from_rotvec
+
+    rng = np.random.default_rng(7)
+    n = 30
+    q = np.empty((n, 7))
+    q[:, :3] = rng.standard_normal((n, 3))
+    q[:, 3:] = quat_from_rotvec(rng.standard_normal((n, 3)))
+    dv = scale * rng.standard_normal((n, 6))
+    dv[:, 3:] *= np.minimum(1.0, 3.1 / np.linalg.norm(dv[:, 3:], axis=1, keepdims=True).clip(1e-300))
+    for args in ((q, dv), (q.reshape(5, 6, 7), dv.reshape(5, 6, 6)), (q[0], dv)):   # last: broadcast
+        monkeypatch.setattr(kinds, "USE_KERNELS", False)
+        ref = kinds.FrameKind.increment(*args), kinds.FrameKind.tangent(args[1])
+        monkeypatch.setattr(kinds, "USE_KERNELS", True)
+        out = kinds.FrameKind.increment(*args), kinds.FrameKind.tangent(args[1])
+        for o, r in zip(out, ref):
+            assert o.shape == r.shape
+            assert np.max(np.abs(o - r)) <= 1e-12 * np.max(np.abs(r))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_beam_model_kernels_match_numpy(seed, monkeypatch):
+    """A whole SE(3) beam mechanism (P3's crank-slider: beams, joints on beam nodes, a rigid
+    slider, a torque), evaluated with and without the kernels."""
+    from flexmbd.examples import p3_beams
+    from flexmbd.system import System
+
+    sys_ = System(p3_beams.crank_slider("I", (2, 3)).model)
+    rng = np.random.default_rng(seed)
+    q, v, a = random_state(sys_, rng)
+    lam = rng.standard_normal(sys_.m)
+    ref = evaluate_all(sys_, q, v, a, lam, 0.01, False, monkeypatch)
+    out = evaluate_all(sys_, q, v, a, lam, 0.01, True, monkeypatch)
+    for r, o, what in zip(ref[:2], out[:2], ("residual", "constraints")):
+        assert np.allclose(o, r, rtol=1e-12, atol=1e-12 * np.max(np.abs(r))), what
+    # the stiff elastic blocks dwarf the constraint blocks: scale by row and column
+    r = ref[2].toarray() if hasattr(ref[2], "toarray") else ref[2]
+    o = out[2].toarray() if hasattr(out[2], "toarray") else out[2]
+    scale = np.minimum(np.max(np.abs(r), axis=1)[:, None], np.max(np.abs(r), axis=0)[None, :])
+    assert np.all(np.abs(o - r) <= 1e-12 * scale), "matrix"
