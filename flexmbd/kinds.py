@@ -135,9 +135,8 @@ class FrameKind:
     name = "se3"
     nq = 7
     nv = 6
-    # Numba kernels: dot-product joints (kernels/dot.py), beams, increment and tangent.
-    # Spring-dampers and point loads on se3 bodies keep the NumPy path (their groups test
-    # the kind, see forces/spring_damper.py and forces/loads.py).
+    # Numba kernels (kernels/: markers in dot.py, spring_damper.py, loads.py; frames.py for
+    # the increment and tangent); the NumPy code here and in MarkerSet is the reference.
     compiled = True
     ground_q = np.array([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
 
