@@ -22,8 +22,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from .kernels import AVAILABLE as USE_KERNELS
 from .lie import se3_T, so3_T
 from .rotations import CHAT, rotation_matrix, skew
+
+if USE_KERNELS:
+    from .kernels import frames as _frames
 
 ZERO, POINT, VECTOR, CONSTANT = 0, 1, 2, 3
 
@@ -131,13 +135,20 @@ class FrameKind:
     name = "se3"
     nq = 7
     nv = 6
-    compiled = False
+    # Numba kernels (kernels/: markers in dot.py, spring_damper.py, loads.py; frames.py for
+    # the increment and tangent); the NumPy code here and in MarkerSet is the reference.
+    compiled = True
     ground_q = np.array([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
 
     @staticmethod
     def increment(q, dv):
         q = np.asarray(q, dtype=float)
         dv = np.asarray(dv, dtype=float)
+        if USE_KERNELS and q.shape[:-1] == dv.shape[:-1] and q.shape[-1] == 7 and dv.shape[-1] == 6:
+            out = np.empty(q.shape)
+            _frames.increment(np.ascontiguousarray(q.reshape(-1, 7)), np.ascontiguousarray(dv.reshape(-1, 6)),
+                              out.reshape(-1, 7))
+            return out
         out = np.empty(np.broadcast_shapes(q.shape, dv.shape[:-1] + (7,)))
         A = rotation_matrix(q[..., 3:7].reshape(-1, 4)).reshape(q.shape[:-1] + (3, 3))
         step = np.einsum("...ji,...j->...i", so3_T(dv[..., 3:6]), dv[..., :3])   # T(Ω)ᵀ U
@@ -149,7 +160,12 @@ class FrameKind:
     @staticmethod
     def tangent(dv):
         """T_SE3(Δ) (N, 6, 6): q ⊕ (Δ + δ) = (q ⊕ Δ) ⊕ (T(Δ) δ) to first order in δ."""
-        return se3_T(np.asarray(dv, dtype=float).reshape(-1, 6))
+        dv = np.asarray(dv, dtype=float).reshape(-1, 6)
+        if USE_KERNELS:
+            T = np.empty((len(dv), 6, 6))
+            _frames.tangent(np.ascontiguousarray(dv), T)
+            return T
+        return se3_T(dv)
 
 
 KINDS = {"spatial": SpatialKind, "planar": PlanarKind, "spatial-lie": RotationKind, "se3": FrameKind}

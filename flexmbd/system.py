@@ -544,8 +544,8 @@ class System:
             k = kind.nv
             Tg = Text[g.dof_index[:, ::k]][:, :, :k, :k]                  # (n_el, bodies, k, k)
             n_el, r = B.shape[0], B.shape[1]
-            Bb = B.reshape(n_el, r, -1, k)
-            return np.einsum("erbj,ebji->erbi", Bb, Tg).reshape(B.shape)
+            Bb = B.reshape(n_el, r, -1, k).transpose(0, 2, 1, 3)         # (n_el, bodies, r, k)
+            return np.matmul(Bb, Tg).transpose(0, 2, 1, 3).reshape(B.shape)
         return right
 
     def evaluate(self, q, v, a, lam, t, *, cM=1.0, cD=0.0, cK=0.0, terms=frozenset(JACOBIAN_TERMS),

@@ -7,20 +7,39 @@ import flexmbd.constraints.dot as dot
 import flexmbd.forces.loads as loads
 import flexmbd.forces.spring_damper as sda
 import flexmbd.constraints.normalization as normalization
+from flexmbd import kinds
+from flexmbd.beams import inertia as beam_inertia
+from flexmbd.beams import se3_linear
 from flexmbd.kernels import AVAILABLE
 from test_jacobians import random_state, system
 
-MODULES = (rigid, dot, loads, sda, normalization)
+MODULES = (rigid, dot, loads, sda, normalization, kinds, beam_inertia, se3_linear)
 pytestmark = pytest.mark.skipif(not AVAILABLE, reason="numba not available")
 
 
+_law_derivatives = sda._law_derivatives
+
+
+def _complex_step(law, delta, rate):
+    """User-law derivatives by complex steps (the test models' laws are analytic).
+
+    The default central differences amplify last-bit differences between the two
+    paths' δ, δ' by 1/h ≈ 1e6, which is not what this test is about.
+    """
+    if hasattr(law, "derivatives"):
+        return _law_derivatives(law, delta, rate)
+    h = 1e-30
+    return float(law(delta, rate)), law(delta + 1j * h, rate).imag / h, law(delta, rate + 1j * h).imag / h
+
+
 def evaluate_all(sys, q, v, a, lam, t, compiled, monkeypatch):
+    monkeypatch.setattr(sda, "_law_derivatives", _complex_step)
     for mod in MODULES:
         monkeypatch.setattr(mod, "USE_KERNELS", compiled)
     return sys.evaluate(q, v, a, lam, t, cM=1.0, cD=0.3, cK=0.7)
 
 
-@pytest.mark.parametrize("kind", ["spatial", "planar"])
+@pytest.mark.parametrize("kind", ["spatial", "planar", "se3"])
 @pytest.mark.parametrize("seed", range(5))
 def test_kernels_match_numpy(kind, seed, monkeypatch):
     sys = system(kind)
@@ -56,3 +75,114 @@ def test_linear_spring_damper_single_pass_kernel_matches_numpy(seed, monkeypatch
     out = evaluate_all(sys_, q, v, acc, lam, 0.3, True, monkeypatch)
     for r, o in zip(ref, out):
         assert np.allclose(o, r, rtol=1e-12, atol=1e-12 * np.max(np.abs(r)))
+
+
+# ------------------------------------------------------------------ SE(3) beams
+def _node_pairs(rng, n, angle):
+    """Node configurations whose relative rotation has the given angle (random axes)."""
+    from flexmbd.lie import quat_from_rotvec, quat_multiply
+
+    qa, qb = np.empty((n, 7)), np.empty((n, 7))
+    qa[:, :3] = rng.standard_normal((n, 3))
+    qa[:, 3:] = quat_from_rotvec(rng.standard_normal((n, 3)))
+    axis = rng.standard_normal((n, 3))
+    axis /= np.linalg.norm(axis, axis=1)[:, None]
+    qb[:, :3] = qa[:, :3] + rng.standard_normal((n, 3))
+    qb[:, 3:] = quat_multiply(qa[:, 3:], quat_from_rotvec(angle * axis))
+    return qa, qb
+
+
+def _rel_close(out, ref, what):
+    assert out.shape == ref.shape, what
+    assert np.max(np.abs(out - ref)) <= 1e-12 * max(np.max(np.abs(ref)), 1e-300), what
+
+
+@pytest.mark.parametrize("angle", [0.0, 1e-9, 1e-4, 0.7, 1.9, 2.6, np.pi - 1e-3, np.pi - 1e-6])
+def test_se3_beam_element_kernel_matches_numpy(angle, monkeypatch):
+    from flexmbd.beams import se3_linear
+
+    rng = np.random.default_rng(int(1e3 * angle) + 1)
+    n = 40
+    qa, qb = _node_pairs(rng, n, angle)
+    d0 = 0.3 * rng.standard_normal((n, 6))
+    d0[::3] = 0.0                                   # straight reference elements too
+    length = rng.uniform(0.05, 2.0, n)
+    B = rng.standard_normal((n, 6, 6))
+    D = B @ B.transpose(0, 2, 1) + np.eye(6)
+    for jac in (True, False):
+        monkeypatch.setattr(se3_linear, "USE_KERNELS", False)
+        ref = se3_linear.elastic_forces(qa, qb, d0, length, D, jac)
+        monkeypatch.setattr(se3_linear, "USE_KERNELS", True)
+        out = se3_linear.elastic_forces(qa, qb, d0, length, D, jac)
+        for o, r, what in zip(out, ref, ("f", "K", "V", "sigma")):
+            if r is None:
+                assert o is None
+            else:
+                _rel_close(o, r, what)
+
+
+@pytest.mark.parametrize("nodes", [2, 3])
+@pytest.mark.parametrize("per_element", [False, True])
+def test_beam_inertia_kernel_matches_numpy(nodes, per_element, monkeypatch):
+    from flexmbd.beams import inertia
+
+    rng = np.random.default_rng(10 * nodes + per_element)
+    E, G = 17, 2
+    v, a = rng.standard_normal((E, nodes, 6)), rng.standard_normal((E, nodes, 6))
+    N = rng.standard_normal((E, G, nodes) if per_element else (G, nodes))
+    w = rng.uniform(0.1, 1.0, (E, G))
+    B = rng.standard_normal((E, 6, 6))
+    Ms = B @ B.transpose(0, 2, 1)
+    for jac in (True, False):
+        monkeypatch.setattr(inertia, "USE_KERNELS", False)
+        ref = inertia.inertia_forces(v, a, N, w, Ms, jac) + (inertia.kinetic_energy(v, N, w, Ms),)
+        monkeypatch.setattr(inertia, "USE_KERNELS", True)
+        out = inertia.inertia_forces(v, a, N, w, Ms, jac) + (inertia.kinetic_energy(v, N, w, Ms),)
+        for o, r, what in zip(out, ref, ("F", "D", "M", "T")):
+            if r is None:
+                assert o is None
+            else:
+                _rel_close(o, r, what)
+
+
+@pytest.mark.parametrize("scale", [0.0, 1e-9, 0.3, 3.0])
+def test_frame_increment_and_tangent_kernels_match_numpy(scale, monkeypatch):
+    from flexmbd.lie import quat_from_rotvec
+
+    rng = np.random.default_rng(7)
+    n = 30
+    q = np.empty((n, 7))
+    q[:, :3] = rng.standard_normal((n, 3))
+    q[:, 3:] = quat_from_rotvec(rng.standard_normal((n, 3)))
+    dv = scale * rng.standard_normal((n, 6))
+    dv[:, 3:] *= np.minimum(1.0, 3.1 / np.linalg.norm(dv[:, 3:], axis=1, keepdims=True).clip(1e-300))
+    for args in ((q, dv), (q.reshape(5, 6, 7), dv.reshape(5, 6, 6)), (q[0], dv)):   # last: broadcast
+        monkeypatch.setattr(kinds, "USE_KERNELS", False)
+        ref = kinds.FrameKind.increment(*args), kinds.FrameKind.tangent(args[1])
+        monkeypatch.setattr(kinds, "USE_KERNELS", True)
+        out = kinds.FrameKind.increment(*args), kinds.FrameKind.tangent(args[1])
+        for o, r in zip(out, ref):
+            assert o.shape == r.shape
+            assert np.max(np.abs(o - r)) <= 1e-12 * np.max(np.abs(r))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_beam_model_kernels_match_numpy(seed, monkeypatch):
+    """A whole SE(3) beam mechanism (P3's crank-slider: beams, joints on beam nodes, a rigid
+    slider, a torque), evaluated with and without the kernels."""
+    from flexmbd.examples import p3_beams
+    from flexmbd.system import System
+
+    sys_ = System(p3_beams.crank_slider("I", (2, 3)).model)
+    rng = np.random.default_rng(seed)
+    q, v, a = random_state(sys_, rng)
+    lam = rng.standard_normal(sys_.m)
+    ref = evaluate_all(sys_, q, v, a, lam, 0.01, False, monkeypatch)
+    out = evaluate_all(sys_, q, v, a, lam, 0.01, True, monkeypatch)
+    for r, o, what in zip(ref[:2], out[:2], ("residual", "constraints")):
+        assert np.allclose(o, r, rtol=1e-12, atol=1e-12 * np.max(np.abs(r))), what
+    # the stiff elastic blocks dwarf the constraint blocks: scale by row and column
+    r = ref[2].toarray() if hasattr(ref[2], "toarray") else ref[2]
+    o = out[2].toarray() if hasattr(out[2], "toarray") else out[2]
+    scale = np.minimum(np.max(np.abs(r), axis=1)[:, None], np.max(np.abs(r), axis=0)[None, :])
+    assert np.all(np.abs(o - r) <= 1e-12 * scale), "matrix"

@@ -16,8 +16,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..kernels import AVAILABLE as USE_KERNELS
 from ..lie import se3_ad
 from ..rotations import skew
+
+if USE_KERNELS:
+    from ..kernels import se3_beam as _kernel
+
+
+def _shapes(N):
+    """N as a contiguous (E or 1, G, n) array for the kernels."""
+    N = np.asarray(N, dtype=float)
+    return np.ascontiguousarray(N[None] if N.ndim == 2 else N)
 
 
 def _gauss_values(N, X):
@@ -31,8 +41,17 @@ def inertia_forces(v, a, N, w, Ms, jacobians=True):
     v, a (E, n, 6) node twists and their rates; N (G, n) or (E, G, n) shape values at the
     Gauss points; w (E, G) arc-length weights; Ms (E, 6, 6) section inertia per length.
     Returns F (E, 6n), D = ∂F/∂v (E, 6n, 6n), M (E, 6n, 6n) (None unless ``jacobians``).
+    Compiled (:mod:`flexmbd.kernels.se3_beam`) when Numba is available.
     """
     E, n = v.shape[:2]
+    if USE_KERNELS:
+        m = 6 * n
+        F = np.empty((E, m))
+        D, M = (np.empty((E, m, m)), np.empty((E, m, m))) if jacobians else (np.empty((0, m, m)),) * 2
+        c = np.ascontiguousarray
+        _kernel.inertia_forces(c(v, dtype=float), c(a, dtype=float), _shapes(N), c(w, dtype=float),
+                               c(Ms, dtype=float), jacobians, F, D, M)
+        return (F, D, M) if jacobians else (F, None, None)
     eta, acc = _gauss_values(N, v), _gauss_values(N, a)
     p = np.einsum("eij,egj->egi", Ms, eta)
     adT = np.swapaxes(se3_ad(eta), -1, -2)
@@ -54,5 +73,10 @@ def inertia_forces(v, a, N, w, Ms, jacobians=True):
 
 def kinetic_energy(v, N, w, Ms):
     """½ Σ_g w_g η_gᵀ M_s η_g per element (E,)."""
+    if USE_KERNELS:
+        T = np.empty(len(v))
+        c = np.ascontiguousarray
+        _kernel.kinetic_energy(c(v, dtype=float), _shapes(N), c(w, dtype=float), c(Ms, dtype=float), T)
+        return T
     eta = _gauss_values(N, v)
     return 0.5 * np.einsum("eg,egi,eij,egj->e", w, eta, Ms, eta)

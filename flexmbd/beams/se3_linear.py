@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..kernels import AVAILABLE as USE_KERNELS
 from ..lie import (
     quat_conjugate,
     quat_multiply,
@@ -37,6 +38,9 @@ from ..lie import (
     so3_Tinv,
 )
 from ..rotations import rotation_matrix
+
+if USE_KERNELS:
+    from ..kernels import se3_beam as _kernel
 
 
 def relative_twist(qa, qb):
@@ -57,7 +61,11 @@ def elastic_forces(qa, qb, d0, length, D, jacobians=True):
     qa, qb (n, 7) node configurations; d0 (n, 6) reference relative twists; length (n,);
     D (n, 6, 6) section stiffness.  Returns f (n, 12) = ∂V/∂(δh_A, δh_B), K (n, 12, 12)
     = ∂f/∂(δh_A, δh_B) (None unless ``jacobians``), energy V (n,) and σ (n, 6).
+    Compiled (:mod:`flexmbd.kernels.se3_beam`) when Numba is available; the NumPy code
+    below is the reference.
     """
+    if USE_KERNELS:
+        return _elastic_forces_compiled(qa, qb, d0, length, D, jacobians)
     d = relative_twist(qa, qb)
     L = np.asarray(length, dtype=float)
     e = (d - d0) / L[:, None]
@@ -74,3 +82,14 @@ def elastic_forces(qa, qb, d0, length, D, jacobians=True):
     K[:, :6] += np.einsum("nik,nkj->nij", se3_dTinv(-d, sig, transpose=True), P)
     K[:, 6:] += np.einsum("nik,nkj->nij", se3_dTinv(d, sig, transpose=True), P)
     return f, K, V, sig
+
+
+def _elastic_forces_compiled(qa, qb, d0, length, D, jacobians):
+    n = len(qa)
+    c = np.ascontiguousarray
+    f, V, sig = np.empty((n, 12)), np.empty(n), np.empty((n, 6))
+    K = np.empty((n, 12, 12)) if jacobians else np.empty((0, 12, 12))
+    _kernel.elastic_forces(c(qa, dtype=float), c(qb, dtype=float), c(d0, dtype=float),
+                           c(np.broadcast_to(np.asarray(length, dtype=float), (n,))), c(D, dtype=float),
+                           jacobians, f, K, V, sig)
+    return f, (K if jacobians else None), V, sig

@@ -38,6 +38,7 @@ from ..kinds import FrameKind, PlanarKind, RotationKind, SpatialKind
 from ..rotations import DG, G_matrix, skew
 
 if USE_KERNELS:
+    from ..kernels.bodies import frame_inertia as _kernel_frame_inertia
     from ..kernels.bodies import inertia_force as _kernel_inertia
 
 
@@ -211,6 +212,13 @@ class FrameBodyGroup(RotationBodyGroup):
 
     def inertia_force(self, qb, vb, ab, jacobians=True):
         """F = [m (U̇ + Ω × U); J Ω̇ + Ω × J Ω]; ∂F/∂Δ = 0, ∂F/∂v, M."""
+        if USE_KERNELS:
+            n = len(self)
+            F = np.empty((n, 6))
+            K, D, M = (np.empty((n, 6, 6)) for _ in range(3)) if jacobians else (np.empty((0, 6, 6)),) * 3
+            _kernel_frame_inertia(np.ascontiguousarray(vb), np.ascontiguousarray(ab), self.mass, self.inertia,
+                                  jacobians, F, K, D, M)
+            return (F, K, D, M) if jacobians else (F, None, None, None)
         F, K, D, M = super().inertia_force(qb, vb, ab, jacobians)
         U, w = vb[:, :3], vb[:, 3:6]
         F[:, :3] += self.mass[:, None] * np.cross(w, U)

@@ -12,13 +12,22 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels import AVAILABLE as USE_KERNELS
-from ..kinds import POINT, VECTOR, FrameKind, MarkerSet, PlanarKind, RotationKind, SpatialKind
+from ..kinds import (
+    POINT,
+    VECTOR,
+    FrameKind,
+    MarkerSet,
+    PlanarKind,
+    RotationKind,
+    SpatialKind,
+)
 from ..rotations import DE, DG, E_matrix, G_matrix, rotation_matrix, skew
 from ..timefunctions import Constant
 from .base import ForceGroup
 
 if USE_KERNELS:
     from ..kernels import loads as _loads
+    from ..kernels.dot import KIND_CODES as _KIND_CODES
 
 
 def _scales(functions, t):
@@ -90,10 +99,10 @@ class PointForceGroup(ForceGroup):
         qb = qe[self.config_index]
         s = self._s if self.constant else _scales(self.functions, t)
         if USE_KERNELS and self.kind.compiled:
-            n, nq = qb.shape
-            Q = np.empty((n, nq))
-            K = np.empty((n, nq, nq)) if jacobians else np.empty((0, nq, nq))
-            _loads.point_forces(self.kind is SpatialKind, qb, self.points.u, self.f, self.body_fixed, s,
+            n, nv = qb.shape[0], self.kind.nv
+            Q = np.empty((n, nv))
+            K = np.empty((n, nv, nv)) if jacobians else np.empty((0, nv, nv))
+            _loads.point_forces(_KIND_CODES[self.kind.name], qb, self.points.u, self.f, self.body_fixed, s,
                                 jacobians, Q, K)
             return Q, (K if jacobians else None), None
         x, J = self.points.evaluate(qb)

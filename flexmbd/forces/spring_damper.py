@@ -29,6 +29,7 @@ from .loads import _config
 
 if USE_KERNELS:
     from ..kernels import spring_damper as _sda
+    from ..kernels.dot import KIND_CODES as _KIND_CODES
 
 
 def _law_derivatives(law, delta, rate):
@@ -141,27 +142,27 @@ class SpringDamperGroup(ForceGroup):
 
     def _evaluate_compiled(self, qe, ve, t, jacobians):
         ql, vl = qe[self.config_index], ve[self.dof_index]
-        spatial = self.nq == 7
-        n, m = ql.shape
+        kcode = _KIND_CODES[self.kind.name]
+        n, m = vl.shape
         length, rate = np.empty(n), np.empty(n)
         if not self.law_index:
             fa = self._fa0 if self.constant_actuators else np.array([a.derivatives(t)[0] for a in self.actuators])
             Q, F = np.empty((n, m)), np.empty(n)
             K, D = (np.empty((n, m, m)), np.empty((n, m, m))) if jacobians else (np.empty((0, m, m)),) * 2
-            _sda.linear_forces(spatial, ql, vl, self.mi.u, self.mj.u, self.k, self.c, self.l0, fa,
+            _sda.linear_forces(kcode, ql, vl, self.mi.u, self.mj.u, self.k, self.c, self.l0, fa,
                                self.tension_only, jacobians, Q, K, D, length, rate, F)
             if np.any(length == 0.0):
                 bad = self.element_names[int(np.flatnonzero(length == 0.0)[0])]
                 raise FloatingPointError(f"spring-damper {bad!r} has zero length: its direction is undefined")
             return (Q, K, D) if jacobians else (Q, None, None)
-        _sda.kinematics(spatial, ql, vl, self.mi.u, self.mj.u, length, rate)
+        _sda.kinematics(kcode, ql, vl, self.mi.u, self.mj.u, length, rate)
         if np.any(length == 0.0):
             bad = self.element_names[int(np.flatnonzero(length == 0.0)[0])]
             raise FloatingPointError(f"spring-damper {bad!r} has zero length: its direction is undefined")
         F, Fd, Fr = self._force(t, length - self.l0, rate)
         Q = np.empty((n, m))
         K, D = (np.empty((n, m, m)), np.empty((n, m, m))) if jacobians else (np.empty((0, m, m)),) * 2
-        _sda.forces(spatial, ql, vl, self.mi.u, self.mj.u, F, Fd, Fr, jacobians, Q, K, D)
+        _sda.forces(kcode, ql, vl, self.mi.u, self.mj.u, F, Fd, Fr, jacobians, Q, K, D)
         return (Q, K, D) if jacobians else (Q, None, None)
 
     # ------------------------------------------------------------ outputs

@@ -94,3 +94,53 @@ def inertia_force(group, qb, vb, ab, jacobians=True):
     spatial_inertia(np.ascontiguousarray(qb), np.ascontiguousarray(vb), np.ascontiguousarray(ab),
                     group.mass, group.inertia, jacobians, F, K, D, M)
     return (F, K, D, M) if jacobians else (F, None, None, None)
+
+
+@njit(cache=True)
+def frame_inertia(vb, ab, mass, inertia, jacobians, F, K, D, M):
+    """SE(3) rigid bodies (``FrameBodyGroup``): F = [m (U̇ + Ω × U); J Ω̇ + Ω × J Ω],
+    K = ∂F/∂Δ = 0, D = ∂F/∂v = [[m Ω̃, −m Ũ], [0, Ω̃ J − (J Ω)~]], M = diag(m I, J)."""
+    nb = vb.shape[0]
+    Jw = np.empty(3)
+    for b in range(nb):
+        m = mass[b]
+        J = inertia[b]
+        U0, U1, U2 = vb[b, 0], vb[b, 1], vb[b, 2]
+        w0, w1, w2 = vb[b, 3], vb[b, 4], vb[b, 5]
+        for i in range(3):
+            Jw[i] = J[i, 0] * w0 + J[i, 1] * w1 + J[i, 2] * w2
+        F[b, 0] = m * ab[b, 0] + m * (w1 * U2 - w2 * U1)
+        F[b, 1] = m * ab[b, 1] + m * (w2 * U0 - w0 * U2)
+        F[b, 2] = m * ab[b, 2] + m * (w0 * U1 - w1 * U0)
+        for i in range(3):
+            F[b, 3 + i] = J[i, 0] * ab[b, 3] + J[i, 1] * ab[b, 4] + J[i, 2] * ab[b, 5]
+        F[b, 3] += w1 * Jw[2] - w2 * Jw[1]
+        F[b, 4] += w2 * Jw[0] - w0 * Jw[2]
+        F[b, 5] += w0 * Jw[1] - w1 * Jw[0]
+        if not jacobians:
+            continue
+        for i in range(6):
+            for j in range(6):
+                K[b, i, j] = 0.0
+                D[b, i, j] = 0.0
+                M[b, i, j] = 0.0
+        for i in range(3):
+            M[b, i, i] = m
+            for j in range(3):
+                M[b, 3 + i, 3 + j] = J[i, j]
+        # m Ω̃ and −m Ũ
+        D[b, 0, 1], D[b, 0, 2], D[b, 1, 2] = -m * w2, m * w1, -m * w0
+        D[b, 1, 0], D[b, 2, 0], D[b, 2, 1] = m * w2, -m * w1, m * w0
+        D[b, 0, 4], D[b, 0, 5], D[b, 1, 5] = m * U2, -m * U1, m * U0
+        D[b, 1, 3], D[b, 2, 3], D[b, 2, 4] = -m * U2, m * U1, -m * U0
+        # Ω̃ J − (J Ω)~
+        for j in range(3):
+            D[b, 3, 3 + j] = w1 * J[2, j] - w2 * J[1, j]
+            D[b, 4, 3 + j] = w2 * J[0, j] - w0 * J[2, j]
+            D[b, 5, 3 + j] = w0 * J[1, j] - w1 * J[0, j]
+        D[b, 3, 4] += Jw[2]
+        D[b, 3, 5] -= Jw[1]
+        D[b, 4, 5] += Jw[0]
+        D[b, 4, 3] -= Jw[2]
+        D[b, 5, 3] += Jw[1]
+        D[b, 5, 4] -= Jw[0]

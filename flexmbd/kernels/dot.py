@@ -4,25 +4,39 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .markers import planar_contract, planar_marker, spatial_contract, spatial_marker
+from .markers import (
+    frame_contract,
+    frame_marker,
+    planar_contract,
+    planar_marker,
+    spatial_contract,
+    spatial_marker,
+)
+
+PLANAR, SPATIAL, FRAME = 0, 1, 2
+#: kind codes of the kinds this kernel serves (kinds.py names)
+KIND_CODES = {"planar": PLANAR, "spatial": SPATIAL, "se3": FRAME}
 
 
 @njit(cache=True)
-def _accumulate(J, sg, off, nq, JX):
+def _accumulate(J, sg, off, nv, JX):
     for i in range(3):
-        for a in range(nq):
+        for a in range(nv):
             JX[i, off + a] += sg * J[i, a]
 
 
 @njit(cache=True)
-def _assemble(spatial, qe, slot_dof, u, mtype, side, sign, w, s, lam, hessian, phi, Jq, H):
+def _assemble(kcode, nv, qe, slot_dof, u, mtype, side, sign, w, s, lam, hessian, phi, Jq, H):
+    """kcode: PLANAR, SPATIAL or FRAME; nq = slot_dof.shape[1] configuration and nv
+    increment coordinates per body (Jacobian columns)."""
     n = phi.shape[0]
     nq = slot_dof.shape[1]
-    m = 2 * nq
+    m = 2 * nv
     x = np.empty(3)
-    J = np.empty((3, nq))
+    J = np.empty((3, nv))
     Cs = np.zeros((8, 3, 4, 4))
     Aus = np.zeros((8, 2))
+    As = np.zeros((8, 3, 3))
     qb = np.empty(nq)
     X = np.empty(3)
     Y = np.empty(3)
@@ -50,20 +64,22 @@ def _assemble(spatial, qe, slot_dof, u, mtype, side, sign, w, s, lam, hessian, p
                         continue
                     for a in range(nq):
                         qb[a] = qe[slot_dof[sl, a]]
-                    if spatial:
+                    if kcode == SPATIAL:
                         spatial_marker(qb, u[sl], mtype[sl], x, J, Cs[loc])
+                    elif kcode == FRAME:
+                        frame_marker(qb, u[sl], mtype[sl], x, J, As[loc])
                     else:
                         planar_marker(qb, u[sl], mtype[sl], x, J, Aus[loc])
                     sg = sign[sl]
-                    off = side[sl] * nq
+                    off = side[sl] * nv
                     if xy == 0:
                         for i in range(3):
                             X[i] += sg * x[i]
-                        _accumulate(J, sg, off, nq, JX)
+                        _accumulate(J, sg, off, nv, JX)
                     else:
                         for i in range(3):
                             Y[i] += sg * x[i]
-                        _accumulate(J, sg, off, nq, JY)
+                        _accumulate(J, sg, off, nv, JY)
             wk = w[e, k]
             phi[e] += wk * (X[0] * Y[0] + X[1] * Y[1] + X[2] * Y[2])
             for a in range(m):
@@ -85,9 +101,11 @@ def _assemble(spatial, qe, slot_dof, u, mtype, side, sign, w, s, lam, hessian, p
                     if mtype[sl] == 0 or mtype[sl] == 3:
                         continue
                     g = Y if xy == 0 else X
-                    off = side[sl] * nq
-                    if spatial:
+                    off = side[sl] * nv
+                    if kcode == SPATIAL:
                         spatial_contract(Cs[loc], g, H[e], off, wl * sign[sl])
+                    elif kcode == FRAME:
+                        frame_contract(As[loc], u[sl], mtype[sl], g, H[e], off, wl * sign[sl])
                     else:
                         planar_contract(Aus[loc], g, H[e], off, wl * sign[sl])
 
@@ -95,11 +113,12 @@ def _assemble(spatial, qe, slot_dof, u, mtype, side, sign, w, s, lam, hessian, p
 def assemble(group, qe, w, s, lam, hessian):
     """Φ, Φ_q and λ-weighted Hessians of a DotConstraintGroup."""
     n = len(group)
-    m = 2 * group.nq
+    kcode = KIND_CODES[group.kind.name]
+    m = 2 * group.nv
     phi = np.empty(n)
     Jq = np.empty((n, m))
     H = np.empty((n, m, m)) if hessian else np.empty((0, m, m))
     lam = np.zeros(n) if lam is None else lam
-    _assemble(group.nq == 7, qe, group.slot_dof, group.markers.u, group.markers.mtype, group.side_flat,
+    _assemble(kcode, group.nv, qe, group.slot_dof, group.markers.u, group.markers.mtype, group.side_flat,
               group.sign_flat, w, s, lam, hessian, phi, Jq, H)
     return phi, Jq, (H if hessian else None)

@@ -4,12 +4,22 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .markers import planar_contract, planar_marker, spatial_contract, spatial_marker
+from .dot import FRAME, SPATIAL
+from .markers import (
+    frame_contract,
+    frame_marker,
+    planar_contract,
+    planar_marker,
+    spatial_contract,
+    spatial_marker,
+)
 
 
 @njit(cache=True)
-def point_forces(spatial, qb, u, f, body_fixed, s, jacobians, Q, K):
-    n, nq = qb.shape
+def point_forces(kcode, qb, u, f, body_fixed, s, jacobians, Q, K):
+    """kcode as in kernels/dot.py; Q (n, nv), K (n, nv, nv)."""
+    n = qb.shape[0]
+    nq = Q.shape[1]
     x = np.empty(3)
     J = np.empty((3, nq))
     fx = np.empty(3)
@@ -18,15 +28,21 @@ def point_forces(spatial, qb, u, f, body_fixed, s, jacobians, Q, K):
     Cf = np.empty((3, 4, 4))
     A = np.empty(2)
     Af = np.empty(2)
+    R = np.empty((3, 3))
+    Rf = np.empty((3, 3))
     F = np.empty(3)
     for e in range(n):
-        if spatial:
+        if kcode == SPATIAL:
             spatial_marker(qb[e], u[e], 1, x, J, C)
+        elif kcode == FRAME:
+            frame_marker(qb[e], u[e], 1, x, J, R)
         else:
             planar_marker(qb[e], u[e], 1, x, J, A)
         if body_fixed[e]:
-            if spatial:
+            if kcode == SPATIAL:
                 spatial_marker(qb[e], f[e], 2, fx, fJ, Cf)
+            elif kcode == FRAME:
+                frame_marker(qb[e], f[e], 2, fx, fJ, Rf)
             else:
                 planar_marker(qb[e], f[e], 2, fx, fJ, Af)
             for i in range(3):
@@ -39,8 +55,10 @@ def point_forces(spatial, qb, u, f, body_fixed, s, jacobians, Q, K):
         if not jacobians:
             continue
         K[e, :, :] = 0.0
-        if spatial:
+        if kcode == SPATIAL:
             spatial_contract(C, F, K[e], 0, 1.0)
+        elif kcode == FRAME:
+            frame_contract(R, u[e], 1, F, K[e], 0, 1.0)
         else:
             planar_contract(A, F, K[e], 0, 1.0)
         if body_fixed[e]:

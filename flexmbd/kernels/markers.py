@@ -110,3 +110,82 @@ def planar_contract(Au, g, out, off, scale):
 def planar_djv(Au, v, out, off, scale):
     out[0, off + 2] -= scale * Au[0] * v[2]
     out[1, off + 2] -= scale * Au[1] * v[2]
+
+
+@njit(cache=True)
+def frame_marker(q, u, mtype, x, J, A):
+    """x (3,), J (3, 6) of a marker on an SE(3) frame q = [X, p] (FrameKind): x = X + A u,
+    J = [A·point, −A ũ] along body-frame twist increments.  Fills A = A(p) (zero for
+    ZERO/CONSTANT markers)."""
+    for i in range(3):
+        x[i] = 0.0
+        for j in range(6):
+            J[i, j] = 0.0
+        for j in range(3):
+            A[i, j] = 0.0
+    if mtype == ZERO:
+        return
+    if mtype == CONSTANT:
+        for i in range(3):
+            x[i] = u[i]
+        return
+    e0, e1, e2, e3 = q[3], q[4], q[5], q[6]
+    d = e0 * e0 - (e1 * e1 + e2 * e2 + e3 * e3)
+    A[0, 0] = d + 2.0 * e1 * e1
+    A[1, 1] = d + 2.0 * e2 * e2
+    A[2, 2] = d + 2.0 * e3 * e3
+    A[0, 1] = 2.0 * (e1 * e2 - e0 * e3)
+    A[1, 0] = 2.0 * (e1 * e2 + e0 * e3)
+    A[0, 2] = 2.0 * (e1 * e3 + e0 * e2)
+    A[2, 0] = 2.0 * (e1 * e3 - e0 * e2)
+    A[1, 2] = 2.0 * (e2 * e3 - e0 * e1)
+    A[2, 1] = 2.0 * (e2 * e3 + e0 * e1)
+    u0, u1, u2 = u[0], u[1], u[2]
+    for i in range(3):
+        a0, a1, a2 = A[i, 0], A[i, 1], A[i, 2]
+        x[i] = a0 * u0 + a1 * u1 + a2 * u2
+        # −A ũ, ũ = [[0, −u2, u1], [u2, 0, −u0], [−u1, u0, 0]]
+        J[i, 3] = -(a1 * u2 - a2 * u1)
+        J[i, 4] = -(-a0 * u2 + a2 * u0)
+        J[i, 5] = -(a0 * u1 - a1 * u0)
+    if mtype == POINT:
+        for i in range(3):
+            x[i] += q[i]
+            for j in range(3):
+                J[i, j] = A[i, j]
+
+
+@njit(cache=True)
+def frame_contract(A, u, mtype, g, out, off, scale):
+    """out[off:off+6, off:off+6] += scale · ∂(Jᵀ g)/∂Δ: [[0, point · b̃], [0, ũ b̃]], b = Aᵀ g."""
+    b0 = A[0, 0] * g[0] + A[1, 0] * g[1] + A[2, 0] * g[2]
+    b1 = A[0, 1] * g[0] + A[1, 1] * g[1] + A[2, 1] * g[2]
+    b2 = A[0, 2] * g[0] + A[1, 2] * g[1] + A[2, 2] * g[2]
+    if mtype == POINT:
+        out[off + 0, off + 4] -= scale * b2
+        out[off + 1, off + 3] += scale * b2
+        out[off + 0, off + 5] += scale * b1
+        out[off + 2, off + 3] -= scale * b1
+        out[off + 1, off + 5] -= scale * b0
+        out[off + 2, off + 4] += scale * b0
+    # ũ b̃ = b uᵀ − (u·b) I
+    ub = u[0] * b0 + u[1] * b1 + u[2] * b2
+    for i in range(3):
+        bi = b0 if i == 0 else (b1 if i == 1 else b2)
+        for j in range(3):
+            out[off + 3 + i, off + 3 + j] += scale * bi * u[j]
+        out[off + 3 + i, off + 3 + i] -= scale * ub
+
+
+@njit(cache=True)
+def frame_djv(A, u, mtype, v, out, off, scale):
+    """out[:, off:off+6] += scale · ∂(J v)/∂Δ = [0, −A c̃],  c = point · U + Ω × u."""
+    pt = 1.0 if mtype == POINT else 0.0
+    c0 = pt * v[0] + v[4] * u[2] - v[5] * u[1]
+    c1 = pt * v[1] + v[5] * u[0] - v[3] * u[2]
+    c2 = pt * v[2] + v[3] * u[1] - v[4] * u[0]
+    for i in range(3):
+        a0, a1, a2 = A[i, 0], A[i, 1], A[i, 2]
+        out[i, off + 3] -= scale * (a1 * c2 - a2 * c1)
+        out[i, off + 4] -= scale * (-a0 * c2 + a2 * c0)
+        out[i, off + 5] -= scale * (a0 * c1 - a1 * c0)

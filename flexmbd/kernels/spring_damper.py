@@ -4,70 +4,90 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .markers import planar_contract, planar_djv, planar_marker, spatial_contract, spatial_djv, spatial_marker
+from .dot import FRAME, SPATIAL
+from .markers import (
+    frame_contract,
+    frame_djv,
+    frame_marker,
+    planar_contract,
+    planar_djv,
+    planar_marker,
+    spatial_contract,
+    spatial_djv,
+    spatial_marker,
+)
 
 
 @njit(cache=True)
-def _kin(spatial, q, v, ui, uj, nq, Jh, Ci, Cj, Ai, Aj, h, hd):
+def _kin(kcode, q, v, ui, uj, nq, nv, Jh, Ci, Cj, Ai, Aj, Fi, Fj, h, hd):
+    """Kinematics of one element; kcode as in kernels/dot.py, nq/nv configuration and
+    increment coordinates per body."""
     x = np.empty(3)
-    J = np.empty((3, nq))
+    J = np.empty((3, nv))
     for side in range(2):
         qb = q[side * nq:(side + 1) * nq]
         u = ui if side == 0 else uj
-        if spatial:
+        if kcode == SPATIAL:
             spatial_marker(qb, u, 1, x, J, Ci if side == 0 else Cj)
+        elif kcode == FRAME:
+            frame_marker(qb, u, 1, x, J, Fi if side == 0 else Fj)
         else:
             planar_marker(qb, u, 1, x, J, Ai if side == 0 else Aj)
         sg = -1.0 if side == 0 else 1.0
         for i in range(3):
             h[i] += sg * x[i]
-            for a in range(nq):
-                Jh[i, side * nq + a] = sg * J[i, a]
+            for a in range(nv):
+                Jh[i, side * nv + a] = sg * J[i, a]
     for i in range(3):
         s = 0.0
-        for a in range(2 * nq):
+        for a in range(2 * nv):
             s += Jh[i, a] * v[a]
         hd[i] = s
 
 
 @njit(cache=True)
-def kinematics(spatial, ql, vl, ui, uj, length, rate):
-    n, m = ql.shape
-    nq = m // 2
+def kinematics(kcode, ql, vl, ui, uj, length, rate):
+    n = ql.shape[0]
+    nq, m = ql.shape[1] // 2, vl.shape[1]
     Jh = np.empty((3, m))
     Ci = np.empty((3, 4, 4))
     Cj = np.empty((3, 4, 4))
     Ai = np.empty(2)
     Aj = np.empty(2)
+    Fi = np.empty((3, 3))
+    Fj = np.empty((3, 3))
     h = np.empty(3)
     hd = np.empty(3)
     for e in range(n):
         h[:] = 0.0
-        _kin(spatial, ql[e], vl[e], ui[e], uj[e], nq, Jh, Ci, Cj, Ai, Aj, h, hd)
+        _kin(kcode, ql[e], vl[e], ui[e], uj[e], nq, m // 2, Jh, Ci, Cj, Ai, Aj, Fi, Fj, h, hd)
         l = np.sqrt(h[0] ** 2 + h[1] ** 2 + h[2] ** 2)
         length[e] = l
         rate[e] = (h[0] * hd[0] + h[1] * hd[1] + h[2] * hd[2]) / l if l > 0 else 0.0
 
 
 @njit(cache=True)
-def forces(spatial, ql, vl, ui, uj, F, Fd, Fr, jacobians, Q, K, D):
+def forces(kcode, ql, vl, ui, uj, F, Fd, Fr, jacobians, Q, K, D):
     """Q, ∂Q/∂q, ∂Q/∂q' for given force values F and slopes Fd = ∂F/∂δ, Fr = ∂F/∂δ'."""
     n = ql.shape[0]
-    _forces(spatial, ql, vl, ui, uj, F, Fd, Fr, jacobians, Q, K, D, False,
+    _forces(kcode, ql, vl, ui, uj, F, Fd, Fr, jacobians, Q, K, D, False,
             np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.zeros(n, np.bool_), np.empty(n), np.empty(n))
 
 
 @njit(cache=True)
-def _forces(spatial, ql, vl, ui, uj, F, Fd, Fr, jacobians, Q, K, D, linear, k, c, l0, fa, tension_only,
+def _forces(kcode, ql, vl, ui, uj, F, Fd, Fr, jacobians, Q, K, D, linear, k, c, l0, fa, tension_only,
             length, rate):
     """The element loop; with ``linear`` it also evaluates F = k δ + c l' + f_a (cable rule)."""
-    n, m = ql.shape
-    nq = m // 2
+    n = ql.shape[0]
+    nq, m = ql.shape[1] // 2, vl.shape[1]
+    nv = m // 2
     Jh = np.empty((3, m))
     Ci = np.empty((3, 4, 4))
     Cj = np.empty((3, 4, 4))
     Ai = np.empty(2)
     Aj = np.empty(2)
+    Fi = np.empty((3, 3))
+    Fj = np.empty((3, 3))
     h = np.empty(3)
     hd = np.empty(3)
     e_ = np.empty(3)
@@ -78,7 +98,7 @@ def _forces(spatial, ql, vl, ui, uj, F, Fd, Fr, jacobians, Q, K, D, linear, k, c
     dld = np.empty(m)
     for el in range(n):
         h[:] = 0.0
-        _kin(spatial, ql[el], vl[el], ui[el], uj[el], nq, Jh, Ci, Cj, Ai, Aj, h, hd)
+        _kin(kcode, ql[el], vl[el], ui[el], uj[el], nq, nv, Jh, Ci, Cj, Ai, Aj, Fi, Fj, h, hd)
         l = np.sqrt(h[0] ** 2 + h[1] ** 2 + h[2] ** 2)
         length[el] = l
         if l == 0.0:
@@ -108,16 +128,21 @@ def _forces(spatial, ql, vl, ui, uj, F, Fd, Fr, jacobians, Q, K, D, linear, k, c
         dJv[:, :] = 0.0
         Kel = K[el]
         Kel[:, :] = 0.0
-        if spatial:
-            spatial_djv(Ci, vl[el, :nq], dJv, 0, -1.0)
-            spatial_djv(Cj, vl[el, nq:], dJv, nq, 1.0)
+        if kcode == SPATIAL:
+            spatial_djv(Ci, vl[el, :nv], dJv, 0, -1.0)
+            spatial_djv(Cj, vl[el, nv:], dJv, nv, 1.0)
             spatial_contract(Ci, e_, Kel, 0, -1.0)
-            spatial_contract(Cj, e_, Kel, nq, 1.0)
+            spatial_contract(Cj, e_, Kel, nv, 1.0)
+        elif kcode == FRAME:
+            frame_djv(Fi, ui[el], 1, vl[el, :nv], dJv, 0, -1.0)
+            frame_djv(Fj, uj[el], 1, vl[el, nv:], dJv, nv, 1.0)
+            frame_contract(Fi, ui[el], 1, e_, Kel, 0, -1.0)
+            frame_contract(Fj, uj[el], 1, e_, Kel, nv, 1.0)
         else:
-            planar_djv(Ai, vl[el, :nq], dJv, 0, -1.0)
-            planar_djv(Aj, vl[el, nq:], dJv, nq, 1.0)
+            planar_djv(Ai, vl[el, :nv], dJv, 0, -1.0)
+            planar_djv(Aj, vl[el, nv:], dJv, nv, 1.0)
             planar_contract(Ai, e_, Kel, 0, -1.0)
-            planar_contract(Aj, e_, Kel, nq, 1.0)
+            planar_contract(Aj, e_, Kel, nv, 1.0)
         for a in range(m):
             dld[a] = 0.0
             for i in range(3):
@@ -132,8 +157,8 @@ def _forces(spatial, ql, vl, ui, uj, F, Fd, Fr, jacobians, Q, K, D, linear, k, c
 
 
 @njit(cache=True)
-def linear_forces(spatial, ql, vl, ui, uj, k, c, l0, fa, tension_only, jacobians, Q, K, D, length, rate, F):
+def linear_forces(kcode, ql, vl, ui, uj, k, c, l0, fa, tension_only, jacobians, Q, K, D, length, rate, F):
     """Linear elements in one pass: kinematics, F = k δ + c l' + f_a (cable rule), Q, K, D."""
     n = ql.shape[0]
-    _forces(spatial, ql, vl, ui, uj, F, np.empty(n), np.empty(n), jacobians, Q, K, D, True, k, c, l0, fa,
+    _forces(kcode, ql, vl, ui, uj, F, np.empty(n), np.empty(n), jacobians, Q, K, D, True, k, c, l0, fa,
             tension_only, length, rate)
