@@ -201,7 +201,7 @@ def test_constraint_derivatives(kind, seed, t):
               [w + " Φ_q" for w in what])
         close(g.hessian(X.ravel(), t, lam),
               central_incr(lambda Y: lam[:, None] * g.evaluate(Y.ravel(), t)[1], kd, X),
-              [w + " ∂(Φ_qᵀλ)/∂q" for w in what])
+              [w + " ∂(Φ_qᵀλ)/∂q" for w in what], lam[:, None] * Jq)
         # along q(τ) = q ⊕ τ q', t + τ:  d²φ/dτ² = (Φ_q q')_q q' + 2 Φ_qt q' + Φ_tt = −γ
         # (for the rotation kind q ⊕ (τ+δ) v = (q ⊕ τ v) ⊕ δ v, so this holds there too)
         gam = g.gamma(X.ravel(), V.ravel(), t)
