@@ -10,6 +10,7 @@ refresh before the step is declared failed.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,6 +25,9 @@ class NewtonStatistics:
     factorizations: int = 0
     residual_evaluations: int = 0
     failures: int = 0
+    #: wall time in residual/matrix evaluation (assembly) and in factorization + solves
+    assembly_seconds: float = 0.0
+    linear_seconds: float = 0.0
 
     def add(self, other):
         for k in vars(self):
@@ -81,7 +85,9 @@ class NewtonSolver:
         it, prev_norm = 0, np.inf
         try:
             while True:
+                c0 = time.perf_counter()
                 r, chk, A = problem(x, need_matrix)
+                st.assembly_seconds += time.perf_counter() - c0
                 st.residual_evaluations += 1
                 norm = float(np.linalg.norm(chk))
                 if not np.isfinite(norm):
@@ -92,7 +98,10 @@ class NewtonSolver:
                     return self._fail(x, it, norm, chk, f"no convergence in {self.max_iter} iterations")
                 if A is None and (norm > prev_norm and self.factor_age > 0
                                   or isinstance(policy, int) and self.factor_age >= policy):
+                    c0 = time.perf_counter()
                     r, chk, A = problem(x, True)  # stale matrix: refresh at this iterate
+                    st.assembly_seconds += time.perf_counter() - c0
+                c0 = time.perf_counter()
                 if A is not None:
                     st.refreshes += 1
                     self.nnz = A.nnz if hasattr(A, "nnz") else int(np.count_nonzero(A))
@@ -100,6 +109,7 @@ class NewtonSolver:
                     st.factorizations += 1
                     self.has_factor, self.factor_age = True, 0
                 dx = self.lin.solve(-r)
+                st.linear_seconds += time.perf_counter() - c0
                 x = x + dx
                 it += 1
                 st.iterations += 1
@@ -108,7 +118,9 @@ class NewtonSolver:
                 need_matrix = policy == "newton"
                 step = dx if increment_weights is None else increment_weights * dx
                 if self.convergence == "increment" and np.linalg.norm(step) < self.increment_tol:
+                    c0 = time.perf_counter()
                     r, chk, _ = problem(x, False)
+                    st.assembly_seconds += time.perf_counter() - c0
                     norm = float(np.linalg.norm(chk))
                     if np.isfinite(norm):
                         break
