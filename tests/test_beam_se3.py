@@ -185,3 +185,44 @@ def test_nurbs_control_frames_reproduce_the_arc():
     # through the reference frames at the Greville points; in between the SE(3) interpolation
     # parameterises the circle slightly differently from the NURBS arc length (O(h⁴))
     np.testing.assert_allclose(np.arctan2(pts[:, 1], pts[:, 0]), np.pi / 2 - s, atol=1e-5)
+
+
+# ------------------------------------------------------------ mass and stiffness
+def linear_frequencies(model, clamped=6):
+    """Natural frequencies (Hz) of the model linearised at its reference configuration,
+    the first node clamped (its 6 unknowns removed)."""
+    import scipy.linalg as sla
+
+    sys = model.freeze()
+    z = np.zeros(sys.n)
+    K = sys.evaluate(sys.q0, z, z, np.zeros(sys.m), 0.0, cM=0.0, cK=1.0)[2]
+    M = sys.evaluate(sys.q0, z, z, np.zeros(sys.m), 0.0, cM=1.0, cK=0.0)[2]
+    K, M = (A.toarray() if hasattr(A, "toarray") else A for A in (K, M))
+    free = np.arange(clamped, sys.n)
+    w2 = sla.eigh(K[np.ix_(free, free)], M[np.ix_(free, free)], eigvals_only=True)
+    return np.sqrt(np.abs(w2)) / (2 * np.pi)
+
+
+@pytest.mark.parametrize("order, n, tol", [(1, 32, 2e-4), (3, 4, 1e-4)])
+def test_cantilever_natural_frequencies(order, n, tol):
+    """Bending frequencies vs Euler-Bernoulli (β L = 1.8751, 4.6941): the slender steel
+    cantilever (L/h = 100) differs from it by shear and rotary inertia only (~1e-4)."""
+    sec = Section.rectangle(0.01, 0.01, E=2.1e11, nu=0.3, rho=7850)
+    m = fm.Model()
+    m.beam("rod", section=sec, elements=n, start=(0, 0, 0), end=(1, 0, 0), order=order)
+    f = linear_frequencies(m)
+    f_eb = np.array([1.875104, 4.694091]) ** 2 / (2 * np.pi) * np.sqrt(sec.EI3 / sec.rhoA)
+    np.testing.assert_allclose(f[[0, 1]], f_eb[0], rtol=tol)      # two equal bending planes (square)
+    np.testing.assert_allclose(f[[2, 3]], f_eb[1], rtol=10 * tol)
+
+
+def test_self_weight_deflection_matches_timoshenko():
+    """Small distributed weight q = ρA g: tip deflection q L⁴/(8 EI) + q L²/(2 k G A)."""
+    sec = Section.rectangle(0.01, 0.01, E=2.1e11, nu=0.3, rho=7850)
+    m = fm.Model(gravity=(0, 0, -9.81))
+    b = m.beam("rod", section=sec, elements=16, start=(0, 0, 0), end=(1, 0, 0), order=3)
+    m.fixed(fm.GROUND, b.first)
+    res, d = tip(m, b, steps=1, tol=1e-12)
+    q = sec.rhoA * 9.81
+    expected = q / (8 * sec.EI2) + q / (2 * sec.GA3)
+    assert abs(-d[2] - expected) < 1e-3 * expected       # w ≈ 5.5 mm: non-linear effects ~ (w/L)² ≈ 3e-5
