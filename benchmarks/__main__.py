@@ -6,7 +6,8 @@
     python -m benchmarks --no-peer             # flexmbd only
     python -m benchmarks chain-100 --profile   # + where flexmbd's time goes (cProfile)
     python -m benchmarks chain-10 --convergence  # both codes at h and h/2
-    python -m benchmarks --plot                # docs/performance_scaling.png from results
+    python -m benchmarks --plot                # docs/performance_scaling.png, performance_beams.png
+    python -m benchmarks --only cantilever-64,p3-model-III   # a comma-separated selection
 
 Each benchmark builds its model (not timed), runs it ``repeat`` times and records min
 and median wall time, steps, Newton iterations, per-step and per-iteration times, the
@@ -18,6 +19,13 @@ the ratio flexmbd/Exudyn of the minimum wall times, and the agreement of the sta
 quantities (each within its stated tolerance; a disagreement prints FAIL, is recorded,
 and makes the exit status 1).  The first call of every code path is made before timing
 (Numba's cached machine code is loaded then; its time is reported as ``startup_s``).
+Static benchmarks (``Benchmark.static``; the SE(3) cantilevers) run a static solve in
+both codes: their "steps" are load steps.  Where the Result carries Newton statistics,
+the row also holds the split of the Newton iterations' time into assembly (residual and
+matrix) and linear solves (factorization and back-substitution), per iteration; for
+Exudyn the same split comes from its solver timer, in one extra untimed run.  A
+benchmark with a stated reference (``Benchmark.accept``, e.g. ABAQUS's tip deflection)
+fails when either code misses it.
 Timings live here and never in pass/fail tests.
 """
 from __future__ import annotations
@@ -38,6 +46,7 @@ from .models import BENCHMARKS
 
 RESULTS = Path(__file__).with_name("results.jsonl")
 PLOT = Path(__file__).parent.parent / "docs" / "performance_scaling.png"
+PLOT_BEAMS = Path(__file__).parent.parent / "docs" / "performance_beams.png"
 
 
 def machine():
@@ -416,6 +425,7 @@ def plot(path=PLOT):
             r = json.loads(ln)
             if r.get("family") == "chain" and "exudyn" in r:
                 rows[r["size"]] = r
+    status = plot_beams()
     if not rows:
         print("no chain rows with Exudyn in results.jsonl; run python -m benchmarks chain first", file=sys.stderr)
         return 1
@@ -439,6 +449,54 @@ def plot(path=PLOT):
     fig.savefig(path, dpi=90)
     plt.close(fig)
     print(f"plot written to {path}")
+    return status
+
+
+def plot_beams(path=PLOT_BEAMS):
+    """Time per Newton iteration (total, assembly, linear solve) vs cantilever elements,
+    latest row of each size with Exudyn."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = {}
+    with open(RESULTS) as f:
+        for ln in f:
+            r = json.loads(ln)
+            if r.get("family") == "cantilever" and "exudyn" in r and "assembly_ms_per_iteration" in r:
+                rows[r["size"]] = r
+    if not rows:
+        print("no cantilever rows with Exudyn in results.jsonl; run python -m benchmarks cantilever first",
+              file=sys.stderr)
+        return 0
+    N = np.array(sorted(rows))
+    fig, axes = plt.subplots(1, 2, figsize=(8, 3.4))
+    ax = axes[0]
+    for who, get, style in (("flexmbd", lambda r: r, "o-"), ("Exudyn", lambda r: r["exudyn"], "s--")):
+        ax.loglog(N, [get(rows[n])["per_iteration_ms"] for n in N], style, label=f"{who}, total")
+    f0 = rows[N[0]]["per_iteration_ms"]
+    ax.loglog(N, f0 * N / N[0], ":", color="gray", label="∝ elements (from flexmbd's first point)")
+    ax.set_title("time per Newton iteration (wall / iterations)", fontsize=8)
+    ax2 = axes[1]
+    for who, get, m in (("flexmbd", lambda r: r, "o"), ("Exudyn", lambda r: r["exudyn"], "s")):
+        if all("assembly_ms_per_iteration" in get(rows[n]) for n in N):
+            ax2.loglog(N, [get(rows[n])["assembly_ms_per_iteration"] for n in N], m + "-", label=f"{who} assembly")
+            ax2.loglog(N, [get(rows[n])["linear_ms_per_iteration"] for n in N], m + "--", label=f"{who} linear solve")
+    ax2.loglog(N, rows[N[0]]["assembly_ms_per_iteration"] * N / N[0], ":", color="gray", label="∝ elements")
+    ax2.set_title("split: residual + matrix vs factorization + solve", fontsize=8)
+    for a in axes:
+        a.set_xlabel("first-order SE(3) elements (cantilever)")
+        a.set_ylabel("ms per Newton iteration")
+        a.grid(True, which="both", alpha=0.3)
+        a.legend(fontsize=6)
+    c = rows[N[-1]]
+    fig.suptitle(f"P3 straight cantilever, static, 10 load steps; Exudyn {c['exudyn']['version']}; commit "
+                 f"{c['commit']}, {c['machine']['cpu']}, {c['machine']['cores']} cores", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    print(f"plot written to {path}")
     return 0
 
 
@@ -454,7 +512,8 @@ def main(argv=None):
     ap.add_argument("--no-peer", action="store_true", help="flexmbd only, even if Exudyn is installed")
     ap.add_argument("--profile", action="store_true", help="also profile one flexmbd run of each benchmark")
     ap.add_argument("--convergence", action="store_true", help="run both codes at h and h/2 instead of timing")
-    ap.add_argument("--plot", action="store_true", help=f"write {PLOT.name} from results.jsonl and stop")
+    ap.add_argument("--plot", action="store_true",
+                    help=f"write {PLOT.name} and {PLOT_BEAMS.name} from results.jsonl and stop")
     args = ap.parse_args(argv)
     if args.plot:
         return plot()
