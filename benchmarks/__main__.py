@@ -457,6 +457,8 @@ def plot_beams(path=PLOT_BEAMS):
     latest row of each size with Exudyn."""
     import matplotlib
 
+    import matplotlib.ticker
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -486,6 +488,9 @@ def plot_beams(path=PLOT_BEAMS):
     ax2.loglog(N, rows[N[0]]["assembly_ms_per_iteration"] * N / N[0], ":", color="gray", label="∝ elements")
     ax2.set_title("split: residual + matrix vs factorization + solve", fontsize=8)
     for a in axes:
+        a.set_xticks(N)
+        a.set_xticklabels([str(n) for n in N])
+        a.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         a.set_xlabel("first-order SE(3) elements (cantilever)")
         a.set_ylabel("ms per Newton iteration")
         a.grid(True, which="both", alpha=0.3)
