@@ -305,6 +305,7 @@ def profile(name, top=15):
 
     bench = BENCHMARKS[name]
     warm_up(False)
+    warm_bench(bench)
     model = bench.build()
     pr = cProfile.Profile()
     with warnings.catch_warnings():
