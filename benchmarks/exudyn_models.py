@@ -61,6 +61,12 @@ class PeerModel:
     bodies: dict = field(default_factory=dict)   # flexmbd body name -> Exudyn ObjectIndex
     sensors: dict = field(default_factory=dict)  # name -> SensorIndex (stored internally)
     info: dict = field(default_factory=dict)
+    static: bool = False                         # solved with exu.SolveStatic (load steps)
+    nodes: list = field(default_factory=list)    # NodeIndex of beam nodes, in order
+
+    def node_position(self, i):
+        """Current global position of beam node ``i``."""
+        return np.asarray(self.mbs.GetNodeOutput(self.nodes[i], exu.OutputVariableType.Position))
 
     def position(self, body, local=(0.0, 0.0, 0.0)):
         """Current global position of a body point (body-frame ``local``)."""
@@ -85,6 +91,7 @@ class PeerResult:
     jacobians: int      # Jacobian evaluations and factorizations (solver.it.newtonJacobiCount)
     unknowns: int       # ODE2 coordinates + algebraic variables
     linear_solver: str
+    timer: dict | None = None  # Exudyn's solver timer (only when show.computationTime was set)
 
 
 def _require():
@@ -116,16 +123,36 @@ def settings(steps, h, beta=0.25, gamma=0.5, modified_newton=False, sensor_perio
 
 
 def solve(peer: PeerModel) -> PeerResult:
-    """Assemble and run (the timed part).  The linear solver follows :data:`DENSE_LIMIT`."""
+    """Assemble and run (the timed part).  The linear solver follows :data:`DENSE_LIMIT`.
+    Static models (``peer.static``) are solved with ``exu.SolveStatic``: steps are load steps."""
     mbs, ss = peer.mbs, peer.settings
     mbs.Assemble()
     n = mbs.systemData.ODE2Size() + mbs.systemData.AEsize()
     sparse = n > DENSE_LIMIT
     ss.linearSolver.solverType = exu.LinearSolverType.EigenSparse if sparse else exu.LinearSolverType.EXUdense
-    ok = exu.SolveDynamic(mbs, ss, storeSolver=True, autoAssemble=False)
-    it = mbs.sys["dynamicSolver"].it
-    return PeerResult(bool(ok), int(ss.timeIntegration.numberOfSteps), int(it.newtonStepsCount), int(it.newtonJacobiCount), n,
-                      "EigenSparse" if sparse else "EXUdense")
+    if peer.static:
+        ok = exu.SolveStatic(mbs, ss, storeSolver=True, autoAssemble=False)
+        solver, steps = mbs.sys["staticSolver"], ss.staticSolver.numberOfLoadSteps
+    else:
+        ok = exu.SolveDynamic(mbs, ss, storeSolver=True, autoAssemble=False)
+        solver, steps = mbs.sys["dynamicSolver"], ss.timeIntegration.numberOfSteps
+    it = solver.it
+    timer = None
+    if ss.show.computationTime:
+        tm = solver.timer
+        timer = {k: float(getattr(tm, k)) for k in dir(tm) if not k.startswith("_") and k != "useTimer"
+                 and isinstance(getattr(tm, k), float)}
+    return PeerResult(bool(ok), int(steps), int(it.newtonStepsCount), int(it.newtonJacobiCount), n,
+                      "EigenSparse" if sparse else "EXUdense", timer)
+
+
+def timer_split(timer):
+    """(assembly, linear) seconds from Exudyn's solver timer: residual, Jacobians and
+    constraint terms vs factorization and the Newton increment's back-substitution."""
+    asm = sum(timer.get(k, 0.0) for k in ("ODE2RHS", "ODE1RHS", "AERHS", "jacobianODE2", "jacobianODE2_t",
+                                          "jacobianODE1", "jacobianAE", "massMatrix"))
+    lin = timer.get("factorization", 0.0) + timer.get("newtonIncrement", 0.0)
+    return asm, lin
 
 
 def _new_system():
@@ -297,3 +324,63 @@ def _is_one(fn):
         return all(float(fn(t)) == 1.0 for t in (0.0, 0.37, 1.0))
     except TypeError:
         return float(fn) == 1.0
+
+
+# ---------------------------------------------------------------------------
+# geometrically exact beams (ObjectBeamGeometricallyExact)
+# ---------------------------------------------------------------------------
+
+
+def static_settings(load_steps=10):
+    """Static solver: ``load_steps`` equal load steps (no adaptive step size), full Newton
+    with Exudyn's default tolerances (relative 1e-8, absolute 1e-10), no output, one thread."""
+    _require()
+    ss = exu.SimulationSettings()
+    st = ss.staticSolver
+    st.numberOfLoadSteps = int(load_steps)
+    st.adaptiveStep = False
+    st.verboseMode = 0
+    st.newton.useModifiedNewton = False
+    ss.solution.file.write = False
+    ss.show.computationTime = False
+    ss.show.statistics = False
+    ss.parallel.numberOfThreads = 1
+    return ss
+
+
+def beam_section(section):
+    """exu.BeamSection from a flexmbd Section: the same diagonal stiffness
+    diag(EA, GA2, GA3, GJ, EI2, EI3) (strains and curvatures in the section frame) and
+    inertia (mass per length ρA, section inertia diag(ρI2 + ρI3, ρI2, ρI3))."""
+    bs = exu.BeamSection()
+    bs.stiffnessMatrix = np.diag([section.EA, section.GA2, section.GA3, section.GJ, section.EI2, section.EI3])
+    bs.massPerLength = float(section.rhoA)
+    bs.inertia = np.diag([section.rhoI2 + section.rhoI3, section.rhoI2, section.rhoI3])
+    return bs
+
+
+def cantilever(n, load_steps=10, force=(30.0, 20.0, 400.0)):
+    """P3's straight cantilever (flexmbd.verify.cases.beams.cantilever("straight", n)):
+    ``n`` two-node ``ObjectBeamGeometricallyExact`` elements from x = 0 to x = 1 on
+    rotation-vector Lie-group nodes (``NodeRigidBodyRotVecLG``), all six coordinates of
+    node 0 fixed by coordinate constraints (the clamp), the force on the last node."""
+    from flexmbd.verify.cases.beams import SECTION
+
+    from exudyn.itemInterface import (CoordinateConstraint, LoadForceVector, MarkerNodeCoordinate,
+                                      MarkerNodePosition, NodePointGround, NodeRigidBodyRotVecLG,
+                                      ObjectBeamGeometricallyExact)
+
+    SC, mbs = _new_system()
+    sec = beam_section(SECTION)
+    L = 1.0 / n
+    nodes = [mbs.AddNode(NodeRigidBodyRotVecLG(referenceCoordinates=[i * L, 0.0, 0.0, 0.0, 0.0, 0.0]))
+             for i in range(n + 1)]
+    for i in range(n):
+        mbs.AddObject(ObjectBeamGeometricallyExact(nodeNumbers=[nodes[i], nodes[i + 1]], length=L, sectionData=sec))
+    gm = mbs.AddMarker(MarkerNodeCoordinate(nodeNumber=mbs.AddNode(NodePointGround()), coordinate=0))
+    for c in range(6):
+        mc = mbs.AddMarker(MarkerNodeCoordinate(nodeNumber=nodes[0], coordinate=c))
+        mbs.AddObject(CoordinateConstraint(markerNumbers=[gm, mc]))
+    tip = mbs.AddMarker(MarkerNodePosition(nodeNumber=nodes[-1]))
+    mbs.AddLoad(LoadForceVector(markerNumber=tip, loadVector=list(map(float, force))))
+    return PeerModel(SC, mbs, static_settings(load_steps), static=True, nodes=nodes)
