@@ -73,7 +73,7 @@ def run(which, variant, elements, refresh="newton"):
                steps=len(res.t) - 1, wall=wall, t=res.t[::10].tolist(), dl=dl[::10].tolist())
     if which in P.CRANK_SLIDER:
         w = P.crank_speed(res, pm.rods[0])
-        out.update(peak_speed=float(np.max(w)), final_speed=float(w[-1]))
+        out.update(peak_speed=float(np.max(w)), final_speed=float(w[-1]), speed=w[::10].tolist())
     return out
 
 

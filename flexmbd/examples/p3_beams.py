@@ -96,5 +96,8 @@ def deformation_measure(res, rod):
 
 
 def crank_speed(res, crank):
-    """|ω_z| of the crank's first node (rad/s)."""
-    return np.abs(res[f"{crank.name}.n0.angular_velocity"][:, 2])
+    """Angular speed (rad/s) of the crank's chord (first node to tip) about Z: the rigid
+    rotation of the flexible crank, free of its nodes' local vibration."""
+    x = res[f"{crank.last.name}.position"] - res[f"{crank.first.name}.position"]
+    v = res[f"{crank.last.name}.velocity"] - res[f"{crank.first.name}.velocity"]
+    return np.abs(x[:, 0] * v[:, 1] - x[:, 1] * v[:, 0]) / (x[:, 0] ** 2 + x[:, 1] ** 2)
