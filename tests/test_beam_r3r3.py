@@ -8,7 +8,12 @@ import pytest
 import flexmbd as fm
 from flexmbd.beams import r3r3
 from flexmbd.beams.geometry import CircularArc
-from flexmbd.beams.r3r3_branch import nearest_branch, principal_branch, rescale_state, shift_jet
+from flexmbd.beams.r3r3_branch import (
+    nearest_branch,
+    principal_branch,
+    rescale_state,
+    shift_jet,
+)
 from flexmbd.beams.sections import Section
 from flexmbd.kinds import RotationVectorKind
 from flexmbd.lie import quat_to_rotvec, so3_exp, so3_T
@@ -118,7 +123,7 @@ def test_rescaled_state_has_same_angular_velocity_and_acceleration():
 def test_element_is_unchanged_when_its_second_node_changes_branch():
     """The element brings node B onto node A's branch: moving ψ_B to any other branch
     leaves forces (mapped back by the chain rule) and energy as they were."""
-    m, b = cantilever(3, "hw", force=(0, 0, 0))
+    m, _ = cantilever(3, "hw", force=(0, 0, 0))
     system = m.freeze()
     g = system.force_groups[0]
     rng = np.random.default_rng(2)
@@ -209,7 +214,7 @@ def test_gravity_shares_and_mass():
     system = m.freeze()
     from flexmbd.beams.builder import nodal_weights
 
-    shares = dict((n.name, w) for n, w in nodal_weights(system, [m.element("rod")]))
+    shares = {n.name: w for n, w in nodal_weights(system, [m.element("rod")])}
     L = 0.5
     np.testing.assert_allclose([shares[f"rod.n{i}"] for i in range(5)],
                                np.array([0.5, 1, 1, 1, 0.5]) * sec.rhoA * L)
@@ -232,7 +237,7 @@ def spinning_beam(t_end=1.0):
 
 
 def test_spinning_beam_through_rescaling_and_outputs(tmp_path):
-    m, b, w = spinning_beam()
+    m, _, _ = spinning_beam()
     res = m.simulate(t_end=1.0, h=5e-3, integrator=fm.GeneralizedAlpha(0.8), convergence="increment", tol=1e-10)
     assert res.success, res.message
     t = res.t
