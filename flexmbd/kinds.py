@@ -168,7 +168,28 @@ class FrameKind:
         return se3_T(dv)
 
 
-KINDS = {"spatial": SpatialKind, "planar": PlanarKind, "spatial-lie": RotationKind, "se3": FrameKind}
+class RotationVectorKind:
+    """A beam node of the R³×R³ formulation: q = [x (3), ψ (3)], ψ the *total* rotation
+    vector (R = exp(ψ̃)); velocities q̇ = [ẋ, ψ̇].  A vector kind: increments add.
+
+    ψ and −ψ(2π/|ψ| − 1) describe the same rotation; the solvers keep |ψ| ≤ π by
+    rescaling nodes between steps (:meth:`flexmbd.system.System.rescale`) and beam
+    elements bring their nodes onto one branch (:mod:`flexmbd.beams.r3r3_branch`).
+    """
+
+    name = "r3r3"
+    nq = 6
+    nv = 6
+    compiled = False
+    ground_q = np.zeros(6)
+
+    @staticmethod
+    def increment(q, dq):
+        return q + dq
+
+
+KINDS = {"spatial": SpatialKind, "planar": PlanarKind, "spatial-lie": RotationKind, "se3": FrameKind,
+         "r3r3": RotationVectorKind}
 
 
 class MarkerSet:
@@ -196,7 +217,17 @@ class MarkerSet:
             return self._evaluate_lie(qb)
         if self.kind is FrameKind:
             return self._evaluate_frame(qb)
+        if self.kind is RotationVectorKind:
+            return self._evaluate_rotvec(qb)
         return self._evaluate_planar(qb)
+
+    # ------------------------------------------------- total rotation vector kind
+    def _evaluate_rotvec(self, qb):
+        # x = point·X + exp(ψ̃) u, J = [point·I, −R ũ T(ψ)] (beams.r3r3.marker)
+        from .beams.r3r3 import marker
+
+        x, J = marker(qb, self.u * self.rot[:, None], self.point)
+        return x + self.const[:, None] * self.u, J
 
     # --------------------------------------------------- rotation-vector kind
     def _lie_parts(self, qb):
@@ -267,6 +298,10 @@ class MarkerSet:
             out[:, 3:, 3:] = np.einsum("nij,njk->nik", skew(ur), bt)
         elif self.kind is SpatialKind:
             out[:, 3:, 3:] = 2.0 * np.einsum("ni,nijk->njk", g, self.Cu)
+        elif self.kind is RotationVectorKind:
+            from .beams.r3r3 import marker_contract
+
+            out = marker_contract(qb, self.u * self.rot[:, None], self.point, g)
         else:
             Au, _ = self._planar_rotated(qb[:, 2])
             out[:, 2, 2] = -np.einsum("ni,ni->n", g[:, :2], Au)
@@ -287,6 +322,10 @@ class MarkerSet:
             out[:, :, 3:] = -np.einsum("nij,njk->nik", A, skew(c))
         elif self.kind is SpatialKind:
             out[:, :, 3:] = 2.0 * np.einsum("nijk,nj->nik", self.Cu, vb[:, 3:7])
+        elif self.kind is RotationVectorKind:
+            from .beams.r3r3 import marker_dJv
+
+            out = marker_dJv(qb, self.u * self.rot[:, None], self.point, vb)
         else:
             Au, _ = self._planar_rotated(qb[:, 2])
             out[:, :2, 2] = -Au * vb[:, 2:3]

@@ -301,7 +301,9 @@ class Model:
 
     def beam(self, name=None, *, section, elements, geometry=None, start=None, end=None, e2=None, order=1,
              formulation="se3", integration="full", interpolation="lagrange"):
-        """A geometrically exact beam of ``elements`` elements on SE(3) nodes.
+        """A geometrically exact beam of ``elements`` elements on SE(3) nodes
+        (``formulation="se3"``) or on R³×R³ nodes (``formulation="r3r3"``: positions and
+        total rotation vectors, two-node elements only; see docs/elements/beam-r3r3.md).
 
         ``geometry``: the stress-free reference curve (``flexmbd.beams.StraightLine``,
         ``CircularArc``, ``NurbsReference``), or ``start`` and ``end`` points (with

@@ -7,7 +7,7 @@ import numpy as np
 
 from .bodies.rigid import GROUND
 from .forces.loads import PointForceGroup, TorqueGroup
-from .kinds import FrameKind, PlanarKind, RotationKind, SpatialKind
+from .kinds import FrameKind, PlanarKind, RotationKind, RotationVectorKind, SpatialKind
 from .rotations import E_matrix, rotation_matrix
 
 STAT_FIELDS = ("iterations", "refreshes", "factorizations", "seconds", "substeps")
@@ -112,6 +112,8 @@ class Result:
             if b.name == owner:
                 q, v = self.q[:, sys.config_slice(b)], self.v[:, sys.body_slice(b)]
                 spatial = b.kind is not PlanarKind
+                if b.kind is RotationVectorKind and what in ("orientation", "angular_velocity"):
+                    return rotvec_output(what, q, v)
                 if what == "angular_velocity" and b.kind in (RotationKind, FrameKind):
                     return np.einsum("nij,nj->ni", rotation_matrix(q[:, 3:7]), v[:, 3:6])  # ω = A Ω
                 if what == "velocity" and b.kind is FrameKind:
@@ -243,3 +245,14 @@ class Result:
     def arrays(self, *names):
         """Plain NumPy arrays: ``{"t": t, name: output, ...}`` (all outputs if no names)."""
         return {"t": np.asarray(self.t), **{nm: np.asarray(self[nm]) for nm in (names or self.names())}}
+
+
+def rotvec_output(what, q, v):
+    """Orientation (unit quaternion of ψ) or global angular velocity ω = R T(ψ) ψ̇ = T(ψ)ᵀ ψ̇
+    of R³×R³ nodes from rows of their coordinates q = [x, ψ] and velocities v = [ẋ, ψ̇]."""
+    from .lie import quat_from_rotvec, so3_T
+
+    psi = q[:, 3:6]
+    if what == "orientation":
+        return quat_from_rotvec(psi)
+    return np.einsum("nji,nj->ni", so3_T(psi), v[:, 3:6])

@@ -36,7 +36,7 @@ from .constraints.normalization import NormalizationGroup
 from .forces.loads import GravityGroup, PointForceGroup, TorqueGroup
 from .forces.spring_damper import SpringDamperGroup
 from .forces.rotational_spring import RotationalSpringDamperGroup
-from .kinds import FrameKind, PlanarKind, RotationKind, SpatialKind
+from .kinds import FrameKind, PlanarKind, RotationKind, RotationVectorKind, SpatialKind
 from .linalg import DENSE_LIMIT
 from .model import ModelError, body_position, body_rotation
 
@@ -72,13 +72,15 @@ def jacobian_terms(spec) -> frozenset:
 
 COORD_NAMES = {"spatial": ("x", "y", "z", "e0", "e1", "e2", "e3"), "planar": ("x", "y", "theta"),
                "spatial-lie": ("x", "y", "z", "e0", "e1", "e2", "e3"),
-               "se3": ("x", "y", "z", "e0", "e1", "e2", "e3")}
+               "se3": ("x", "y", "z", "e0", "e1", "e2", "e3"),
+               "r3r3": ("x", "y", "z", "psi_x", "psi_y", "psi_z")}
 #: names of the velocity/increment coordinates (rows of the equations of motion)
 VELOCITY_NAMES = {"spatial": COORD_NAMES["spatial"], "planar": COORD_NAMES["planar"],
                   "spatial-lie": ("x", "y", "z", "theta_x", "theta_y", "theta_z"),
-                  "se3": ("U_x", "U_y", "U_z", "theta_x", "theta_y", "theta_z")}
+                  "se3": ("U_x", "U_y", "U_z", "theta_x", "theta_y", "theta_z"),
+                  "r3r3": COORD_NAMES["r3r3"]}
 #: every kind, in the order of their ground slots in the extended vectors
-KIND_ORDER = (SpatialKind, PlanarKind, RotationKind, FrameKind)
+KIND_ORDER = (SpatialKind, PlanarKind, RotationKind, FrameKind, RotationVectorKind)
 
 
 class System:
@@ -116,6 +118,11 @@ class System:
                 if bs:
                     self._lie.append((kind, np.array([self.config_dofs(b) for b in bs]),
                                       np.array([self.dofs(b) for b in bs])))
+        #: rescale R³×R³ rotation vectors between steps (``rescale``); False only for experiments
+        self.rescale_rotations = True
+        rv = [b for b in bodies if b.kind is RotationVectorKind]
+        self._psi_q = np.array([self.config_dofs(b)[3:6] for b in rv], dtype=int).reshape(-1, 3)
+        self._psi_v = np.array([self.dofs(b)[3:6] for b in rv], dtype=int).reshape(-1, 3)
         self.q0, self.v0 = self._initial_state()
 
         # ------------------------------------------------------------- groups
@@ -181,6 +188,36 @@ class System:
             out[ci] = kind.increment(q[ci], dq[vi])
         return out
 
+    def rescale(self, q, v=None, accelerations=()):
+        """The same state with every R³×R³ node's rotation vector on the branch |ψ| ≤ π.
+
+        ψ → ψ (1 − 2πk/|ψ|) (``beams.r3r3_branch.rescale_state``); velocities ψ̇ → G ψ̇
+        and acceleration-like vectors a → G a + G″[ψ̇, ψ̇] (G = ∂ψ'/∂ψ) so that angular
+        velocities and accelerations are unchanged.  Positions and other bodies are left
+        alone.  Returns (q, v, [a …], number of nodes rescaled); the inputs are not
+        modified.  Called by the solvers between steps.
+        """
+        if not len(self._psi_q) or not self.rescale_rotations:
+            return q, v, list(accelerations), 0
+        from .beams.r3r3_branch import rescale_state
+
+        psid = None if v is None else v[self._psi_v]
+        psi, psid2, acc2, changed = rescale_state(q[self._psi_q], psid, [a[self._psi_v] for a in accelerations])
+        k = int(np.count_nonzero(changed))
+        if not k:
+            return q, v, list(accelerations), 0
+        q = q.copy()
+        q[self._psi_q] = psi
+        if v is not None:
+            v = v.copy()
+            v[self._psi_v] = psid2
+        out = []
+        for a, a2 in zip(accelerations, acc2):
+            a = a.copy()
+            a[self._psi_v] = a2
+            out.append(a)
+        return q, v, out, k
+
     def _body(self, body):
         return self.model.body(body) if isinstance(body, str) else body
 
@@ -207,6 +244,13 @@ class System:
                 q[oc:oc + 3], q[oc + 3:oc + 7] = b.position, b.orientation
                 v[o:o + 3] = b.velocity if b.kind is RotationKind else A.T @ b.velocity  # U = Aᵀ ẋ
                 v[o + 3:o + 6] = A.T @ b.angular_velocity  # Ω = Aᵀ ω
+            elif b.kind is RotationVectorKind:
+                from .lie import quat_to_rotvec, so3_Tinv
+                from .rotations import rotation_matrix
+                psi = quat_to_rotvec(b.orientation)
+                q[oc:oc + 3], q[oc + 3:oc + 6] = b.position, psi
+                v[o:o + 3] = b.velocity
+                v[o + 3:o + 6] = so3_Tinv(psi) @ (rotation_matrix(b.orientation).T @ b.angular_velocity)  # T ψ̇ = Ω
             elif b.kind is SpatialKind:
                 p = b.orientation
                 q[oc:oc + 3], q[oc + 3:oc + 7] = b.position, p
@@ -223,7 +267,13 @@ class System:
         kinds = {b.kind for b in spec.bodies if b is not GROUND}
         if len(kinds) != 1:
             names = " and a ".join(sorted(k.name for k in kinds))
-            raise ModelError(f"{spec.kind} {spec.name!r}: connects a {names} body, which is not supported")
+            which = " and ".join(f"{b.name!r} is {b.kind.name}" for b in spec.bodies if b is not GROUND)
+            hint = ""
+            if RotationVectorKind in kinds:
+                hint = ("; nodes of R³×R³ beams (formulation='r3r3', kind r3r3) connect only to other R³×R³ "
+                        "nodes and ground; use formulation='se3' to join a beam to rigid bodies")
+            raise ModelError(f"{spec.kind} {spec.name!r}: connects a {names} body, which is not supported "
+                             f"({which}; joints and force elements connect bodies of one kind){hint}")
         return kinds.pop()
 
     def _pair_dofs(self, spec, kind):
@@ -248,8 +298,8 @@ class System:
                     raise ModelError("gravity has a z component, but planar bodies move in the x-y plane")
                 groups.append(GravityGroup(kind, bs, [self.dofs(b) for b in bs], model.gravity,
                                            [self.config_dofs(b) for b in bs]))
-            if kind is FrameKind and beams and np.any(model.gravity != 0):
-                shares = nodal_weights(self, beams)
+            if beams and np.any(model.gravity != 0):
+                shares = [(b, w) for b, w in nodal_weights(self, beams) if b.kind is kind]
                 if shares:
                     g = GravityGroup(kind, [b for b, _ in shares], [self.dofs(b) for b, _ in shares], model.gravity,
                                      [self.config_dofs(b) for b, _ in shares])

@@ -11,6 +11,9 @@ Derivatives with respect to the configuration are taken along increments,
 d/dε f(q ⊕ ε e_j) at ε = 0, using each kind's ``increment``: for vector kinds this is
 ∂f/∂q_j; for the rotation-vector kind ("spatial-lie", q ⊕ Δ = [R + ΔR, p ⊗ exp(Δθ)])
 it is the derivative along the body-frame increment, which is what its elements supply.
+For "r3r3" the bodies are nodes of R³×R³ beams (total rotation vectors), and every other
+node is moved onto another branch of its rotation vector, so that the elements' branch
+alignment (and its chain rule) is exercised.
 """
 import copy
 
@@ -22,20 +25,38 @@ import flexmbd as fm
 from flexmbd.constraints.dot import DotConstraintGroup
 from flexmbd.system import System
 
-KIND_NAMES = ["spatial", "planar", "spatial-lie", "se3"]
+KIND_NAMES = ["spatial", "planar", "spatial-lie", "se3", "r3r3"]
 
 REL = 1e-6
 
 
+def r3r3_nodes(m):
+    """Two R³×R³ beams (with mass; integration full, hw and reduced) whose end nodes play
+    the bodies a and b."""
+    from flexmbd.beams.sections import Section
+
+    sec = Section.rectangle(0.05, 0.03, E=2e4, nu=0.3, rho=800.0)   # soft: F stays O(1)
+    p = m.beam("p", section=sec, elements=2, start=(-0.4, 0.1, 0.7), end=(0.1, 0.2, 0.3), e2=(0, 1, 1),
+               formulation="r3r3", integration="full")
+    r = m.beam("r", section=sec, elements=2, start=(1.0, -0.2, 0.4), end=(1.5, 0.4, 0.9),
+               formulation="r3r3", integration="hw")
+    m.beam("s", section=sec, elements=1, start=(1.0, -0.2, 0.4), end=(0.6, -0.8, 0.2),
+           formulation="r3r3", integration="reduced")
+    return p.last, r.first
+
+
 def build_model(kind):
     m = fm.Model(gravity=(0, -9.81, 0) if kind == "planar" else (0.3, -9.81, 1.2))
-    if kind in ("spatial", "spatial-lie", "se3"):
+    if kind in ("spatial", "spatial-lie", "se3", "r3r3"):
         par = {"spatial-lie": "rotation", "se3": "se3"}.get(kind, "quaternion")
         rot = fm.quaternion_from_axis_angle((1, 2, 3), 0.7)
-        a = m.rigid_body("a", mass=2.0, inertia=(0.3, 0.4, 0.5), position=(0.1, 0.2, 0.3), orientation=rot,
-                         parameterization=par)
-        b = m.rigid_body("b", mass=1.5, inertia=[[0.3, 0.01, 0.0], [0.01, 0.2, 0.02], [0.0, 0.02, 0.25]],
-                         position=(1.0, -0.2, 0.4), parameterization=par)
+        if kind == "r3r3":
+            a, b = r3r3_nodes(m)
+        else:
+            a = m.rigid_body("a", mass=2.0, inertia=(0.3, 0.4, 0.5), position=(0.1, 0.2, 0.3), orientation=rot,
+                             parameterization=par)
+            b = m.rigid_body("b", mass=1.5, inertia=[[0.3, 0.01, 0.0], [0.01, 0.2, 0.02], [0.0, 0.02, 0.25]],
+                             position=(1.0, -0.2, 0.4), parameterization=par)
         for j in (("spherical", dict(at=(0.5, 0, 0.3))), ("revolute", dict(at=(0.5, 0, 0.3), axis=(0, 1, 1))),
                   ("prismatic", dict(at=(0.5, 0, 0.3), axis=(1, 0, 1))),
                   ("cylindrical", dict(at=(0.5, 0, 0.3), axis=(1, 1, 0))),
@@ -86,6 +107,10 @@ def system(kind):
 
 def random_state(sys, rng):
     q = sys.increment(sys.q0, 0.3 * rng.standard_normal(sys.n))
+    if len(sys._psi_q):   # R³×R³ nodes: every other one on the next branch, ψ (1 − 2π/|ψ|)
+        idx = sys._psi_q[1::2]
+        psi = q[idx]
+        q[idx] = psi * (1.0 - 2.0 * np.pi / np.linalg.norm(psi, axis=1))[:, None]
     v = rng.standard_normal(sys.n)
     a = rng.standard_normal(sys.n)
     return q, v, a

@@ -1,6 +1,7 @@
-"""``Model.beam``: a beam is a chain of SE(3) nodes plus element groups.
+"""``Model.beam``: a beam is a chain of nodes plus element groups.
 
-The nodes are massless bodies of kind ``se3`` named ``<beam>.n0 … <beam>.n<N>``; joints,
+The nodes are massless bodies of kind ``se3`` (``formulation="se3"``) or ``r3r3``
+(``formulation="r3r3"``: positions and total rotation vectors, two-node elements) named ``<beam>.n0 … <beam>.n<N>``; joints,
 loads and markers attach to them like to any body (``beam.node(i)``, ``beam.first``,
 ``beam.last``).  The elements (``<beam>.e0 …``) are evaluated together by the groups of
 :mod:`.groups` once the model is frozen.
@@ -12,9 +13,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..bodies.rigid import Body
-from ..kinds import FrameKind
+from ..kinds import FrameKind, RotationVectorKind
 from ..rotations import quaternion_from_matrix
-from ..lie import se3_exp, se3_from_Rx, se3_inv, se3_log
+from ..lie import quat_to_rotvec, se3_exp, se3_from_Rx, se3_inv, se3_log
 from ..rotations import rotation_matrix
 from .geometry import CircularArc, NurbsReference, StraightLine
 from .se3_beam import reference_strains, relative_twists
@@ -22,7 +23,7 @@ from .se3_linear import relative_twist
 from .sections import Section
 from .shape import NurbsCurve, gauss_legendre, lagrange, nurbs_elements
 
-FORMULATIONS = ("se3",)
+FORMULATIONS = ("se3", "r3r3")
 INTEGRATIONS = ("full", "reduced", "hw")
 INTERPOLATIONS = ("lagrange", "nurbs")
 
@@ -71,6 +72,8 @@ class Beam:
         data = self.spec.data
         e, N = _shape_at(data, float(s))
         idx = data["conn"][e]
+        if self.formulation == "r3r3":   # positions interpolated linearly
+            return sum(Nk * result[f"{self.nodes[k].name}.position"] for Nk, k in zip(N, idx))
         q = np.stack([np.c_[result[f"{self.nodes[k].name}.position"], result[f"{self.nodes[k].name}.orientation"]]
                       for k in idx], axis=1)                                  # (rows, n, 7)
         R = rotation_matrix(q[..., 3:].reshape(-1, 4)).reshape(q.shape[:2] + (3, 3))
@@ -113,6 +116,9 @@ def add_beam(model, name, section, elements, geometry=None, start=None, end=None
         raise ModelError(f"{what}: interpolation must be one of {INTERPOLATIONS}, got {interpolation!r}")
     if not isinstance(order, (int, np.integer)) or order < 1 or (interpolation == "nurbs" and order < 2):
         raise ModelError(f"{what}: order must be an integer ≥ 1 (≥ 2 for NURBS), got {order!r}")
+    if formulation == "r3r3" and not (order == 1 and interpolation == "lagrange"):
+        raise ModelError(f"{what}: the R³×R³ formulation has first-order Lagrange elements only "
+                         f"(order=1, interpolation='lagrange'), got order={order!r}, interpolation={interpolation!r}")
     if integration == "hw" and not (order == 1 and interpolation == "lagrange"):
         raise ModelError(f"{what}: the Hu-Washizu form (integration='hw') is a remedy for first-order elements")
     try:
@@ -137,9 +143,10 @@ def add_beam(model, name, section, elements, geometry=None, start=None, end=None
     else:
         data = _nurbs_topology(geometry, n_el, order, n_gauss)
     nodes = []
+    node_kind = RotationVectorKind if formulation == "r3r3" else FrameKind
     for i, (x, R) in enumerate(zip(data.pop("x"), data.pop("R"))):
         nm = model._name(f"{name}.n{i}", "node")
-        b = Body(nm, FrameKind, 0.0, np.zeros((3, 3)), x.copy(), quaternion_from_matrix(R))
+        b = Body(nm, node_kind, 0.0, np.zeros((3, 3)), x.copy(), quaternion_from_matrix(R))
         b.index = len(model.bodies)
         model.bodies.append(b)
         model._names.add(nm)
@@ -149,7 +156,9 @@ def add_beam(model, name, section, elements, geometry=None, start=None, end=None
     Rn = rotation_matrix(q[:, 3:]).reshape(-1, 3, 3)
     data.update(section=section, formulation=formulation, order=order, integration=integration,
                 interpolation=interpolation)
-    if order == 1 and interpolation == "lagrange":
+    if formulation == "r3r3":
+        data["q_ref"] = _r3r3_reference(q, conn)
+    elif order == 1 and interpolation == "lagrange":
         data["d0"] = relative_twist(q[conn[:, 0]], q[conn[:, 1]])
     else:
         data["eps0"] = reference_strains(Rn[conn], q[conn][..., :3], data["N"], data["dN"])
@@ -157,6 +166,18 @@ def add_beam(model, name, section, elements, geometry=None, start=None, end=None
     model.elements.append(spec)
     model._names.add(name)
     return Beam(name, nodes, section, formulation, order, integration, interpolation, float(geometry.length), spec)
+
+
+def _r3r3_reference(q, conn):
+    """Reference element coordinates [x_A, ψ_A, x_B, ψ_B] (n_el, 12) of R³×R³ elements:
+    the nodes' principal rotation vectors (as the System's initial state), node B's on
+    the branch of node A's, as the elements use them."""
+    from .r3r3_branch import nearest_branch, shift_jet
+
+    psi = quat_to_rotvec(q[:, 3:7])
+    qa, qb = np.c_[q[conn[:, 0], :3], psi[conn[:, 0]]], np.c_[q[conn[:, 1], :3], psi[conn[:, 1]]]
+    qb[:, 3:] = shift_jet(qb[:, 3:], nearest_branch(qb[:, 3:], qa[:, 3:]), order=1)[0]
+    return np.c_[qa, qb]
 
 
 def _control_frames(curve, ref, frame):
@@ -229,8 +250,13 @@ def beam_groups(system, specs):
 
     inertia, forces = [], []
     by_type = {}
+    r3r3 = [s for s in specs if s.data["formulation"] == "r3r3"]
+    if r3r3:
+        inertia, forces = _r3r3_groups(system, r3r3)
     for spec in specs:
         d = spec.data
+        if d["formulation"] == "r3r3":
+            continue
         nn = d["conn"].shape[1]
         key = ("se3-2" if nn == 2 and d["order"] == 1 and d["interpolation"] == "lagrange" else "se3-n", nn)
         by_type.setdefault(key, []).append(spec)
@@ -258,6 +284,33 @@ def beam_groups(system, specs):
             N, w = cat["N"], cat["w"]
         if np.any(cat["Ms"] != 0):
             inertia.append(BeamInertiaGroup(names, dofs, cfgs, N, w, cat["Ms"]))
+    return inertia, forces
+
+
+def _r3r3_groups(system, specs):
+    """R³×R³ groups: one elastic group per integration mode, one inertia group."""
+    from .groups import R3R3ElasticGroup, R3R3InertiaGroup
+
+    inertia, forces = [], []
+    rows = []
+    for spec in specs:
+        d, nodes = spec.data, spec.bodies
+        sec = d["section"]
+        for i, c in enumerate(d["conn"]):
+            rows.append(dict(name=f"{spec.name}.e{i}", mode=d["integration"],
+                             dofs=np.concatenate([system.dofs(nodes[j]) for j in c]),
+                             cfg=np.concatenate([system.config_dofs(nodes[j]) for j in c]),
+                             q_ref=d["q_ref"][i], L=d["length"][i], D=sec.stiffness_matrix(),
+                             rhoA=sec.rhoA, Js=sec.inertia_matrix()[3:, 3:]))
+    for mode in dict.fromkeys(r["mode"] for r in rows):
+        rs = [r for r in rows if r["mode"] == mode]
+        forces.append(R3R3ElasticGroup([r["name"] for r in rs], [r["dofs"] for r in rs], [r["cfg"] for r in rs],
+                                       [r["q_ref"] for r in rs], [r["L"] for r in rs], [r["D"] for r in rs], mode))
+    massive = [r for r in rows if r["rhoA"] > 0 or np.any(r["Js"] != 0)]
+    if massive:
+        inertia.append(R3R3InertiaGroup([r["name"] for r in massive], [r["dofs"] for r in massive],
+                                        [r["cfg"] for r in massive], [r["L"] for r in massive],
+                                        [r["rhoA"] for r in massive], [r["Js"] for r in massive]))
     return inertia, forces
 
 

@@ -5,22 +5,15 @@ J_uᵀ A f' whose Jacobian has the two terms Σ_i (A f')_i ∂²x_u,i/∂q² + J
 A torque n on a spatial body does virtual work n·δπ with δπ = 2 E δp (global) or
 δπ' = 2 G δp (body frame), so Q_p = 2 Eᵀ n or 2 Gᵀ n' (Nikravesh 1988, sec. 6.4).
 On a rotation-vector body (increment Δθ in body axes, δπ = A δθ) Q_θ = Aᵀ n or n', and
-∂(Aᵀ n)/∂Δθ = (Aᵀ n)~.
+∂(Aᵀ n)/∂Δθ = (Aᵀ n)~.  On an R³×R³ node (total rotation vector ψ, δπ = R T(ψ) δψ)
+Q_ψ = T(ψ) n or T(ψ)ᵀ n' (``beams.r3r3.torque_force``).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..kernels import AVAILABLE as USE_KERNELS
-from ..kinds import (
-    POINT,
-    VECTOR,
-    FrameKind,
-    MarkerSet,
-    PlanarKind,
-    RotationKind,
-    SpatialKind,
-)
+from ..kinds import POINT, VECTOR, FrameKind, MarkerSet, PlanarKind, RotationKind, RotationVectorKind, SpatialKind
 from ..rotations import DE, DG, E_matrix, G_matrix, rotation_matrix, skew
 from ..timefunctions import Constant
 from .base import ForceGroup
@@ -140,6 +133,11 @@ class TorqueGroup(ForceGroup):
             Q[:, 3:] = b
             if jacobians:
                 K[:, 3:, 3:] = np.where(self.body_fixed[:, None, None], 0.0, skew(b))
+        elif self.kind is RotationVectorKind:
+            from ..beams.r3r3 import torque_force
+
+            Q, dQ = torque_force(qb, n, self.body_fixed)
+            K = dQ if jacobians else None
         elif self.kind is SpatialKind:
             p = qb[:, 3:7]
             T = np.where(self.body_fixed[:, None, None], G_matrix(p), E_matrix(p))

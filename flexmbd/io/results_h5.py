@@ -169,7 +169,9 @@ def system_geometry(system):
     model = system.model
     half, axes = [], []
     for b in model.bodies:
-        if b.kind is not PlanarKind:
+        if b.mass <= 0:  # massless beam nodes: no box
+            hb, ab = np.zeros(3), np.eye(3)
+        elif b.kind is not PlanarKind:
             hb, ab = box_half_extents(b.mass, b.inertia)
         else:  # planar: a square plate in x-y with I_z = m (a² + b²)/3
             s = np.sqrt(1.5 * float(b.inertia[2, 2]) / b.mass)
@@ -580,10 +582,13 @@ class StoredResult(Result):
             i = lay["body_names"].index(owner)
             o, oc = int(lay["body_offsets"][i]), int(_config_offsets(lay)[i])
             kind = lay["body_kinds"][i]
-            spatial = kind in ("spatial", "spatial-lie", "se3")
-            q = self.q[:, oc:oc + (7 if spatial else 3)]
-            v = self.v[:, o:o + {"spatial": 7, "spatial-lie": 6, "se3": 6}.get(kind, 3)]
+            spatial = kind in ("spatial", "spatial-lie", "se3", "r3r3")
+            q = self.q[:, oc:oc + {"r3r3": 6}.get(kind, 7 if spatial else 3)]
+            v = self.v[:, o:o + {"spatial": 7, "spatial-lie": 6, "se3": 6, "r3r3": 6}.get(kind, 3)]
             z = np.zeros(len(q))
+            if kind == "r3r3" and what in ("orientation", "angular_velocity"):
+                from ..results import rotvec_output
+                return rotvec_output(what, q, v)
             if what == "angular_velocity" and kind in ("spatial-lie", "se3"):
                 return np.einsum("nij,nj->ni", rotation_matrix(q[:, 3:7]), v[:, 3:6])
             if what == "velocity" and kind == "se3":
@@ -616,7 +621,11 @@ class StoredResult(Result):
         for i in range(nb):
             o = int(_config_offsets(lay)[i])
             q = self.q[rows]
-            if lay["body_kinds"][i] in ("spatial", "spatial-lie", "se3"):
+            if lay["body_kinds"][i] == "r3r3":
+                from ..lie import so3_exp
+                R[:, i] = q[:, o:o + 3]
+                A[:, i] = so3_exp(q[:, o + 3:o + 6])
+            elif lay["body_kinds"][i] in ("spatial", "spatial-lie", "se3"):
                 R[:, i] = q[:, o:o + 3]
                 p = q[:, o + 3:o + 7]
                 A[:, i] = rotation_matrix(p / np.linalg.norm(p, axis=1, keepdims=True))

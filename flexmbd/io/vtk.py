@@ -130,6 +130,10 @@ def _point_velocities(result, rows, sc):
             A = rotation_matrix(q[:, oc + 3:oc + 7])
             vR[:, i] = np.einsum("nij,nj->ni", A, v[:, o:o + 3])
             w[:, i] = np.einsum("nij,nj->ni", A, v[:, o + 3:o + 6])
+        elif lay["body_kinds"][i] == "r3r3":
+            from ..results import rotvec_output
+            vR[:, i] = v[:, o:o + 3]
+            w[:, i] = rotvec_output("angular_velocity", q[:, oc:oc + 6], v[:, o:o + 6])
         elif lay["body_kinds"][i] == "spatial-lie":
             vR[:, i] = v[:, o:o + 3]
             w[:, i] = np.einsum("nij,nj->ni", rotation_matrix(q[:, oc + 3:oc + 7]), v[:, o + 3:o + 6])

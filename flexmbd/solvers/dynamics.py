@@ -99,7 +99,9 @@ class DynamicsStepper:
         q1, v1 = sys.increment(s.q, dq_base + bp * qdd), v_base + gp * qdd
         if self.project_velocities and sys.m:
             v1 = self._project(q1, v1, t1)
-        new = StepState(t1, q1, v1, qdd, a_base + c1 * qdd, lam)
+        # R³×R³ nodes: rotation vectors back to |ψ| ≤ π, velocities/accelerations transformed
+        q1, v1, (qdd, a1), _ = sys.rescale(q1, v1, (qdd, a_base + c1 * qdd))
+        new = StepState(t1, q1, v1, qdd, a1, lam)
         return new, out
 
     def _project(self, q, v, t):

@@ -167,6 +167,9 @@ def static_equilibrium(model, load_steps=10, tol=1e-7, max_iter=50, jacobian="fu
             res.fail(_failure_message(system, problem(s_fail), out, k, s_fail, max_cuts if k else 0))
             break
         q_s = config(x).copy()
+        q_s, _, _, rescaled = system.rescale(q_s)   # R³×R³ nodes: |ψ| ≤ π between load steps
+        if rescaled and system.additive:
+            x = np.r_[q_s, x[n:]]
         if not system.additive:
             base["q"], x = q_s, np.r_[zeros, x[n:]]
         res.add(StepState(float(time), q_s, zeros.copy(), zeros.copy(), zeros.copy(), x[n:].copy()),
