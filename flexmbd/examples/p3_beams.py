@@ -70,7 +70,7 @@ def crank_slider(which="I", elements=(4, 6), formulation="se3", integration="ful
 
 def double_pendulum(which="III", elements=(4, 6), formulation="se3", integration="full", order=1,
                     interpolation="lagrange"):
-    """P3\'s spatial double pendulum Model III or IV (``formulation`` "se3" or "r3r3")."""
+    """P3's spatial double pendulum Model III or IV (``formulation`` "se3" or "r3r3")."""
     p = PENDULUM[which]
     sec = Section.rectangle(p["width"], p["width"], E=p["E"], nu=NU, rho=p["rho"])
     m = fm.Model(gravity=(0, 0, -9.81), name=f"p3-double-pendulum-{which}")
