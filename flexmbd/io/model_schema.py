@@ -26,7 +26,7 @@ SCHEMA_ID = "https://flexmbd.invalid/schema/model-file-1.json"
 
 #: Names of bodies and elements: they become the prefix of output names (``crank.position``).
 NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_\-]*$"
-OUTPUT_PATTERN = r"^[A-Za-z_][A-Za-z0-9_\-]*(\.[A-Za-z_][A-Za-z0-9_]*)?\.[A-Za-z_]+$"
+OUTPUT_PATTERN = r"^[A-Za-z_][A-Za-z0-9_\-]*(\.[A-Za-z_][A-Za-z0-9_]*)?\.[A-Za-z_][A-Za-z0-9_]*$"
 
 
 class _Base(BaseModel):
