@@ -351,6 +351,9 @@ def _resume(args: argparse.Namespace) -> int:
         loaded, _ = prepare(args.model)
     except ModelFileError as exc:
         raise CLIError(f"{PROG} run: error: {exc}", 2)
+    if loaded.static:
+        raise CLIError(f"{PROG} run: error: --resume: {args.model} is a static analysis (solver.analysis: static), "
+                       "which is not resumed; run it again", 2)
     try:
         from flexmbd.io.results_h5 import ResultsFileError, resume_run
     except ImportError as exc:

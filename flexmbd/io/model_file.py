@@ -551,6 +551,11 @@ def apply_overrides(data, t_end=None, h=None, integrator=None):
         solver = data["solver"] = {}
     if not isinstance(solver, dict):
         return out
+    if solver.get("analysis") == "static":
+        for opt, given in (("--t-end", t_end), ("--h", h), ("--integrator", integrator)):
+            if given is not None:
+                raise ModelFileError(f"{opt} does not apply: the model file asks for a static analysis "
+                                     "(solver.analysis: static)", origin=opt)
     if t_end is not None:
         solver["t_end"] = t_end
         out[("solver", "t_end")] = "--t-end"

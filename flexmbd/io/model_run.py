@@ -130,11 +130,6 @@ def parse_integrator(text):
 def prepare(path, t_end=None, h=None, integrator=None) -> tuple:
     """Load, validate, build, freeze and assemble; every problem is a ModelFileError."""
     loaded = load_model_file(path, t_end=t_end, h=h, integrator=parse_integrator(integrator))
-    if loaded.static:
-        for opt, given in (("--t-end", t_end), ("--h", h), ("--integrator", integrator)):
-            if given is not None:
-                raise ModelFileError(f"{opt} does not apply: {loaded.file or 'the model'} asks for a static analysis "
-                                     "(solver.analysis: static)", origin=opt)
     system = loaded.freeze()
     if not loaded.static:  # statics assembles its own start (and may have no masses)
         loaded.initial_state()
