@@ -554,7 +554,7 @@ def apply_overrides(data, t_end=None, h=None, integrator=None):
     if solver.get("analysis") == "static":
         for opt, given in (("--t-end", t_end), ("--h", h), ("--integrator", integrator)):
             if given is not None:
-                raise ModelFileError(f"{opt} does not apply: the model file asks for a static analysis "
+                raise ModelFileError("does not apply: the model file asks for a static analysis "
                                      "(solver.analysis: static)", origin=opt)
     if t_end is not None:
         solver["t_end"] = t_end

@@ -347,7 +347,7 @@ class RectangleSection(_Material):
 
     model_config = ConfigDict(title="Beam section: rectangle")
 
-    shape: Literal["rectangle"]
+    shape: Literal["rectangle"] = Field(description="selects this section shape")
     width2: float = Field(gt=0, description="side along e2 [m]")
     height3: float = Field(gt=0, description="side along e3 [m]")
 
@@ -357,7 +357,7 @@ class CircleSection(_Material):
 
     model_config = ConfigDict(title="Beam section: circle")
 
-    shape: Literal["circle"]
+    shape: Literal["circle"] = Field(description="selects this section shape")
     d: float = Field(gt=0, description="diameter [m]")
 
 
@@ -366,7 +366,7 @@ class TubeSection(_Material):
 
     model_config = ConfigDict(title="Beam section: tube")
 
-    shape: Literal["tube"]
+    shape: Literal["tube"] = Field(description="selects this section shape")
     d_outer: float = Field(gt=0, description="outer diameter [m]")
     d_inner: float = Field(ge=0, description="inner diameter [m], less than d_outer")
 
@@ -384,7 +384,7 @@ class UserSection(_Base):
 
     model_config = ConfigDict(title="Beam section: user")
 
-    shape: Literal["user"]
+    shape: Literal["user"] = Field(description="selects this section shape")
     EA: float = Field(gt=0, description="axial stiffness [N]")
     GA2: float = Field(gt=0, description="shear stiffness along e2, shear factor included [N]")
     GA3: float = Field(gt=0, description="shear stiffness along e3 [N]")
@@ -464,7 +464,8 @@ class Beam(_Base):
     arc: Optional[Arc] = Field(None, description="a circular-arc beam instead of start and end")
     order: int = Field(1, ge=1, le=10, description="polynomial order of the elements (≥ 2 for nurbs)")
     interpolation: Literal["lagrange", "nurbs"] = Field("lagrange", description="shape functions")
-    formulation: str = Field("se3", min_length=1, max_length=50, description="beam formulation (se3)")
+    formulation: str = Field("se3", min_length=1, max_length=50,
+                             description="beam formulation, as Model.beam accepts it (se3)")
     integration: Literal["full", "reduced", "hw"] = Field("full", description="Gauss integration: full, reduced, "
                                                                             "or hw (Hu-Washizu, first order)")
 
