@@ -351,6 +351,9 @@ def _resume(args: argparse.Namespace) -> int:
         loaded, _ = prepare(args.model)
     except ModelFileError as exc:
         raise CLIError(f"{PROG} run: error: {exc}", 2)
+    if loaded.static:
+        raise CLIError(f"{PROG} run: error: --resume: {args.model} is a static analysis (solver.analysis: static), "
+                       "which is not resumed; run it again", 2)
     try:
         from flexmbd.io.results_h5 import ResultsFileError, resume_run
     except ImportError as exc:
@@ -573,6 +576,26 @@ def _check_names(cmd: str, res, names) -> None:
         raise CLIError(f"{PROG} {cmd}: error: {msg}; list them with '{PROG} plot {res.path} --list'", 2)
 
 
+def _beam_aliases(res, names) -> list:
+    """Output names with the beam-node aliases BEAM.first / BEAM.last replaced by the
+    end nodes BEAM.n0 / BEAM.nN, as in model files."""
+    import re
+
+    nodes = {}
+    for b in getattr(res, "body_names", []):
+        m = re.fullmatch(r"(.+)\.n(\d+)", str(b))
+        if m:
+            nodes.setdefault(m.group(1), []).append(int(m.group(2)))
+    out = []
+    for nm in names:
+        parts = nm.split(".")
+        if len(parts) == 3 and parts[0] in nodes and parts[1] in ("first", "last"):
+            k = min(nodes[parts[0]]) if parts[1] == "first" else max(nodes[parts[0]])
+            nm = f"{parts[0]}.n{k}.{parts[2]}"
+        out.append(nm)
+    return out
+
+
 def cmd_plot(args: argparse.Namespace) -> int:
     """Save PNG plots of named outputs."""
     from flexmbd.io.animate import plot_outputs
@@ -585,6 +608,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
     if not args.names:
         raise CLIError(f"{PROG} plot: error: give at least one output NAME (list them with "
                        f"'{PROG} plot {args.file} --list')", 2)
+    args.names = _beam_aliases(res, args.names)
     _check_names("plot", res, args.names)
     try:
         paths = plot_outputs(res, args.names, args.out, dpi=args.dpi, together=args.together)
@@ -613,7 +637,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     if args.csv:
         from flexmbd.io.csv import write_csv
 
-        csv_file, names = args.csv[0], args.csv[1:] or res.names()
+        csv_file, names = args.csv[0], _beam_aliases(res, args.csv[1:]) or res.names()
         _check_names("export", res, names)
         try:
             write_csv(res, csv_file, names, every=args.every)

@@ -466,13 +466,16 @@ def test_every_bundled_model_runs_from_the_shell(tmp_path):
     procs = {}
     for name, path in bundled_models().items():
         out = tmp_path / f"{name}.h5"
-        procs[name] = (out, subprocess.Popen(["flexmbd", "run", str(path), "--t-end", "0.03", "-o", str(out)],
-                                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
-    for name, (out, p) in procs.items():
+        static = yaml.safe_load(path.read_text(encoding="utf-8"))["solver"].get("analysis") == "static"
+        t_end = [] if static else ["--t-end", "0.03"]
+        procs[name] = (out, subprocess.Popen(["flexmbd", "run", str(path), *t_end, "-o", str(out)],
+                                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True),
+                       "converged" if static else "completed")
+    for name, (out, p, done) in procs.items():
         stdout, stderr = p.communicate(timeout=300)
         assert p.returncode == 0, f"{name}: {stderr}"
         assert "Traceback" not in stderr
-        assert f"{name}: completed" in stdout and f"results written to {out}" in stdout
+        assert f"{name}: {done}" in stdout and f"results written to {out}" in stdout
         with h5.File(out, "r") as f:
             assert f.attrs["status"] in ("completed", b"completed")
             assert f["t"].shape[0] >= 2
@@ -716,3 +719,177 @@ def test_ctrl_c_stops_the_run_cleanly(tmp_path):
         assert (status.decode() if isinstance(status, bytes) else status) == "interrupted"
         n = int(f.attrs["n_saved"])
         assert n >= 2 and f["t"].shape[0] >= n
+
+
+# =============================================================== beams
+
+
+CANTILEVER = MODELS / "p3-cantilever.yaml"
+CRANK_SLIDER = MODELS / "p3-crank-slider.yaml"
+
+
+def test_cantilever_file_equals_python_api():
+    """p3-cantilever.yaml gives the Python API's tip position to 1e-10 (P3: tip z ≈ 0.5139 m)."""
+    import flexmbd as fm
+    from flexmbd.beams.sections import Section
+
+    loaded = load_model_file(CANTILEVER)
+    assert loaded.static and loaded.beam_nodes["rod"][-1] == "rod.n16"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        res_file = loaded.model.static_equilibrium(**loaded.static_options(), system=loaded.freeze())
+        m = fm.Model()
+        rod = m.beam("rod", section=Section.rectangle(0.01, 0.01, E=2.1e11, nu=0.3), elements=16,
+                     start=(0, 0, 0), end=(1, 0, 0))
+        m.fixed(fm.GROUND, rod.first)
+        m.force(rod.last, (30, 20, 400), at=rod.last.position)
+        res_py = m.static_equilibrium(load_steps=10, convergence="increment", tol=1e-10)
+    assert res_file.success and res_py.success
+    tip_file, tip_py = res_file["rod.n16.position"][-1], res_py["rod.n16.position"][-1]
+    assert np.max(np.abs(tip_file - tip_py)) <= 1e-10
+    assert abs(tip_file[2] - 0.5139) < 1e-4
+
+
+def test_crank_slider_file_matches_python_builder():
+    """p3-crank-slider.yaml is flexmbd.examples.p3_beams.crank_slider("I") (first 0.01 s)."""
+    from flexmbd.examples.p3_beams import crank_slider
+
+    loaded = load_model_file(CRANK_SLIDER, t_end=0.01)
+    opts = loaded.simulate_options()
+    assert opts["convergence"] == "increment" and opts["tol"] == 1e-6 and opts["h"] == 1e-4
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        a = loaded.model.simulate(**opts, system=loaded.freeze())
+        b = crank_slider("I").model.simulate(**opts)
+    assert a.success and b.success
+    for name in ("crank.n0.angular_velocity", "rod.n6.position", "rod.n3.orientation", "slider.position",
+                 "crank.e2.strain_energy"):
+        np.testing.assert_allclose(a[name], b[name], rtol=1e-9, atol=1e-12, err_msg=name)
+    assert a["crank.n0.angular_velocity"][-1, 2] > 10.0
+
+
+def test_beam_model_outputs_plot_and_export(tmp_path, capsys):
+    """run -o, then plot, export --csv and --vtk of a static beam model."""
+    h5 = pytest.importorskip("h5py")
+    out = tmp_path / "cant.h5"
+    status, stdout, err = _run(["run", CANTILEVER, "-o", out], capsys)
+    assert status == 0, err
+    assert "p3-cantilever: converged: 10 load steps" in stdout and "rod.n16.position" in stdout
+    with h5.File(out, "r") as f:
+        assert f.attrs["status"] in ("completed", b"completed") and f.attrs["analysis"] in ("static", b"static")
+        np.testing.assert_allclose(f["t"][()], np.linspace(0, 1, 11))   # the load factor
+        assert "rod.n16.position" in f["outputs"] and "rod.e0.strain_energy" in f["outputs"]
+    status, _, err = _run(["plot", out, "rod.n16.position", "rod.e3.strain_energy", "-o", tmp_path], capsys)
+    assert status == 0, err
+    assert (tmp_path / "rod.e3.strain_energy.png").exists()
+    csv = tmp_path / "tip.csv"
+    status, _, err = _run(["export", out, "--csv", csv, "rod.n16.position"], capsys)
+    assert status == 0, err
+    last = csv.read_text().strip().splitlines()[-1].split(",")
+    assert abs(float(last[3]) - 0.5139) < 1e-4
+    status, _, err = _run(["export", out, "--vtk", tmp_path / "vtk"], capsys)
+    assert status == 0, err
+    assert (tmp_path / "vtk" / "cant.pvd").exists()
+
+
+def _cant_text():
+    return _text(CANTILEVER)
+
+
+ARC = ("    start: [0.0, 0.0, 0.0]\n    end: [1.0, 0.0, 0.0]\n",
+       "    arc: {center: [0.0, 0.0, 0.0], radius: 0.0, angle0: 1.5707963267948966, angle1: 0.0}\n")
+
+BEAM_ERRORS = [  # (file, old, new, key path, line needle, message fragment)
+    (CANTILEVER, "shape: rectangle", "shape: square", "beams[0].section.shape", "shape: square",
+     "unknown section shape 'square'"),
+    (CANTILEVER, "width2: 0.01", "width2: -0.01", "beams[0].section.width2", "width2", "must be > 0, got -0.01"),
+    (CANTILEVER, "E: 2.1e11", "E: 0", "beams[0].section.E", "E: 0", "must be > 0, got 0"),
+    (CANTILEVER, "nu: 0.3}", "nu: 0.3, rho: -1}", "beams[0].section.rho", "rho: -1", "must be ≥ 0"),
+    (CANTILEVER, "elements: 16", "elements: 0", "beams[0].elements", "elements: 0", "must be ≥ 1"),
+    (CANTILEVER, "elements: 16", "elements: 2.5", "beams[0].elements", "elements: 2.5", "expected a whole number"),
+    (CANTILEVER, "elements: 16", "elements: many", "beams[0].elements", "elements: many", "expected a whole number"),
+    (CANTILEVER, *ARC, "beams[0].arc.radius", "radius: 0.0", "must be > 0, got 0.0"),
+    (CANTILEVER, "body_j: rod.first", "body_j: rod.n17", "joints[0].body_j", "rod.n17",
+     "beam 'rod' has nodes rod.n0 … rod.n16"),
+    (CANTILEVER, "body: rod.last", "body: rod", "forces[0].body", "body: rod", "'rod' is a beam"),
+    (CANTILEVER, "body: rod.last", "body: rdo.n3", "forces[0].body", "rdo.n3", "no body named 'rdo.n3'"),
+    (CANTILEVER, "    elements: 16\n", "    elements: 16\n    formulation: abc\n", "beams[0].formulation",
+     "formulation: abc", "formulation must be one of"),
+    (CANTILEVER, "  load_steps: 10\n", "  load_steps: 10\n  h: 0.1\n", "solver.h", "h: 0.1", "unknown key 'h'"),
+    (CRANK_SLIDER, ", parameterization: se3}", "}", "joints[2].body_j", "name: wrist_pin",
+     "joins beam node 'rod.n6' to body 'slider', whose parameterization is quaternion"),
+]
+
+
+@pytest.mark.parametrize("case", BEAM_ERRORS, ids=[c[3] + ":" + c[5][:20] for c in BEAM_ERRORS])
+def test_beam_errors_exit_2_with_one_line_naming_file_and_line(case, tmp_path, capsys):
+    src, old, new, key, needle, fragment = case
+    text = _edit(_text(src), old, new)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(text, encoding="utf-8")
+    out = tmp_path / "out.h5"
+    status, stdout, err = _run(["run", bad, "-o", out, "--quiet"], capsys)
+    assert status == 2 and stdout == "", err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith(f"flexmbd run: error: {bad}:{_line_of(text, needle)}: {key}: "), err
+    assert fragment in err, err
+    assert not out.exists()
+
+
+def test_static_analysis_rejects_time_options(capsys):
+    status, _, err = _run(["run", CANTILEVER, "--t-end", "0.1"], capsys)
+    assert status == 2 and err.startswith("flexmbd run: error: --t-end: does not apply") and "static" in err
+
+
+def test_beam_arc_and_sections_from_a_file():
+    """A quarter-circle cantilever from an arc, a tube and a user section: the same as the
+    Python API; the crank.first/last aliases also work in outputs."""
+    import flexmbd as fm
+    from flexmbd.beams.geometry import CircularArc
+    from flexmbd.beams.sections import Section
+
+    text = """
+name: arc
+beams:
+  - name: hook
+    section: {shape: tube, d_outer: 0.02, d_inner: 0.015, E: 2.1e11, G: 8.0e10}
+    elements: 6
+    order: 2
+    arc: {center: [0, 0, 0], radius: 1.0, angle0: 1.5707963267948966, angle1: 0.0}
+  - name: stick
+    section: {shape: user, EA: 1.0e6, GA2: 4.0e5, GA3: 4.0e5, GJ: 50.0, EI2: 60.0, EI3: 70.0}
+    elements: 2
+    start: [0, 1, 0]
+    end: [0, 1, 1]
+    e2: [1, 0, 0]
+joints:
+  - {type: fixed, body_i: ground, body_j: hook.first}
+  - {type: fixed, body_i: hook.first, body_j: stick.first}
+forces:
+  - {type: force, body: hook.last, force: [0, 0, 100]}
+solver: {analysis: static, load_steps: 2, convergence: increment, tol: 1.0e-9}
+outputs: [hook.last.position, stick.e1.strain_energy]
+"""
+    loaded = load_model_text(text, "arc.yaml")
+    assert loaded.spec.outputs == ["hook.n12.position", "stick.e1.strain_energy"]
+    res = loaded.model.static_equilibrium(**loaded.static_options(), system=loaded.freeze())
+    m = fm.Model()
+    hook = m.beam("hook", section=Section.tube(0.02, 0.015, E=2.1e11, G=8.0e10), elements=6, order=2,
+                  geometry=CircularArc((0, 0, 0), 1.0, np.pi / 2, 0.0))
+    stick = m.beam("stick", section=Section.user(EA=1e6, GA2=4e5, GA3=4e5, GJ=50.0, EI2=60.0, EI3=70.0), elements=2,
+                   start=(0, 1, 0), end=(0, 1, 1), e2=(1, 0, 0))
+    m.fixed(fm.GROUND, hook.first)
+    m.fixed(hook.first, stick.first)
+    m.force(hook.last, (0, 0, 100), at=hook.last.position)
+    ref = m.static_equilibrium(load_steps=2, convergence="increment", tol=1e-9)
+    assert res.success and ref.success
+    np.testing.assert_allclose(res["hook.n12.position"], ref["hook.n12.position"], atol=1e-12)
+    assert res["hook.n12.position"][-1, 2] > 0.01
+
+
+def test_python_beam_models_refuse_to_dump():
+    from flexmbd.examples.p3_beams import crank_slider
+    from flexmbd.io.model_file import DumpError
+
+    with pytest.raises(DumpError, match="beams built in Python"):
+        model_to_dict(crank_slider("I").model)

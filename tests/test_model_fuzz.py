@@ -37,7 +37,10 @@ except ImportError:  # pragma: no cover
 BASES = {}
 for _name, _path in sorted(bundled_models().items()):
     _doc = yaml.safe_load(_path.read_text(encoding="utf-8"))
-    _doc["solver"]["t_end"] = 3 * _doc["solver"]["h"]  # a few steps: the point is the checking
+    if _doc["solver"].get("analysis") == "static":
+        _doc["solver"]["load_steps"] = 2
+    else:
+        _doc["solver"]["t_end"] = 3 * _doc["solver"]["h"]  # a few steps: the point is the checking
     BASES[_name] = _doc
 
 VALUES = [None, "", "garbage", -1, 0, -1e-300, 1e-300, 1e300, -1e300, math.nan, math.inf, -math.inf, True, False,

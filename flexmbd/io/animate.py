@@ -51,6 +51,10 @@ def plot_outputs(result, names, out_dir=".", size=(7.0, 4.0), dpi=100, together=
         fig, ax = plt.subplots(figsize=size)
         try:
             result.plot(*group, ax=ax)
+            attrs = getattr(result, "attrs", None) or {}
+            analysis = attrs.get("analysis", "")
+            if (analysis.decode() if isinstance(analysis, bytes) else str(analysis)) == "static":
+                ax.set_xlabel("load factor (static analysis)")
             if len(group) == 1:
                 from .results_h5 import output_unit
 

@@ -215,7 +215,9 @@ def read_file(path) -> str:
 
 _UNION_ERRORS = {"joint_type": ("joint", S.JOINT_TYPES), "driver_type": ("driver", S.DRIVER_TYPES),
                  "force_type": ("force element", S.FORCE_TYPES), "body_type": ("body", ("rigid", "planar")),
-                 "integrator_type": ("integrator", S.INTEGRATOR_TYPES), "time_function": ("time function", S.TF_TYPES)}
+                 "integrator_type": ("integrator", S.INTEGRATOR_TYPES), "time_function": ("time function", S.TF_TYPES),
+                 "section_shape": ("section shape", S.SECTION_SHAPES), "analysis": ("analysis", ("dynamic", "static"))}
+_UNION_KEYS = {"section_shape": "shape", "analysis": "analysis"}
 
 
 def _describe(v) -> str:
@@ -266,14 +268,16 @@ def _error_message(err, data):
     if typ in _UNION_ERRORS:
         what, choices = _UNION_ERRORS[typ]
         if isinstance(inp, dict):
-            if "type" not in inp:
-                return path, f"missing key 'type' (one of: {', '.join(choices)})"
-            return path + ("type",), (f"unknown {what} type {inp['type']!r}{_did_you_mean(inp['type'], choices)} "
-                                      f"(one of: {', '.join(choices)})")
+            tk = _UNION_KEYS.get(typ, "type")
+            if tk not in inp:
+                return path, f"missing key {tk!r} (one of: {', '.join(choices)})"
+            kind = "" if tk != "type" else " type"
+            return path + (tk,), (f"unknown {what}{kind} {inp[tk]!r}{_did_you_mean(inp[tk], choices)} "
+                                  f"(one of: {', '.join(choices)})")
         return path, f"{msg}; got {_describe(inp)}"
-    if typ in ("inertia", "refresh"):
+    if typ in ("inertia", "refresh", "shear_factor"):
         return path, f"{msg}; got {_describe(inp)}"
-    if typ == "solver_h":
+    if typ in ("solver_h", "section_value", "no_bodies"):
         return path + (ctx["key"],), msg
     if typ in ("value_error", "assertion_error"):
         m = msg.split(", ", 1)[1] if msg.startswith(("Value error, ", "Assertion failed, ")) else msg
@@ -356,6 +360,13 @@ class LoadedModel:
     overrides: dict = field(default_factory=dict)  # key path -> command-line option
     warnings: list = field(default_factory=list)
     system: object = None
+    beams: dict = field(default_factory=dict)  # beam name -> flexmbd.beams.builder.Beam
+    beam_nodes: dict = field(default_factory=dict)  # beam name -> [node names]
+
+    @property
+    def static(self) -> bool:
+        """True for a static analysis (solver.analysis: static)."""
+        return getattr(self.spec.solver, "analysis", "dynamic") == "static"
 
     # ------------------------------------------------------------ locations
     def line_of(self, path):
@@ -400,9 +411,21 @@ class LoadedModel:
         return self.error(prefix + msg, path)
 
     # ------------------------------------------------------------ solving
+    def static_options(self) -> dict:
+        """Keyword arguments for :func:`flexmbd.solvers.static.static_equilibrium`."""
+        s = self.spec.solver
+        if not self.static:
+            raise self.error("the model file asks for a dynamic analysis (solver.analysis: dynamic)", ("solver",))
+        return dict(load_steps=s.load_steps, tol=s.tol, max_iter=s.max_iter, jacobian=s.jacobian, time=s.time,
+                    max_cuts=s.max_cuts, assemble=s.assemble, linear_solver=s.linear_solver,
+                    convergence=s.convergence)
+
     def simulate_options(self) -> dict:
         """Keyword arguments for :func:`flexmbd.solvers.dynamics.simulate`."""
         s = self.spec.solver
+        if self.static:
+            raise self.error("the model file asks for a static analysis (solver.analysis: static); "
+                             "use static_options()", ("solver", "analysis"))
         return dict(t_end=s.t_end, h=s.h, integrator=make_integrator(s.integrator), tol=s.tol, max_iter=s.max_iter,
                     jacobian=s.jacobian, refresh=s.refresh, convergence=s.convergence,
                     max_halvings=s.max_halvings, linear_solver=s.linear_solver, assemble=s.assemble)
@@ -528,6 +551,11 @@ def apply_overrides(data, t_end=None, h=None, integrator=None):
         solver = data["solver"] = {}
     if not isinstance(solver, dict):
         return out
+    if solver.get("analysis") == "static":
+        for opt, given in (("--t-end", t_end), ("--h", h), ("--integrator", integrator)):
+            if given is not None:
+                raise ModelFileError("does not apply: the model file asks for a static analysis "
+                                     "(solver.analysis: static)", origin=opt)
     if t_end is not None:
         solver["t_end"] = t_end
         out[("solver", "t_end")] = "--t-end"
@@ -591,6 +619,22 @@ def _check_names(loaded, spec):
         if b.name in owner:
             raise loaded.error(f"name {b.name!r} is already used by {format_path(owner[b.name])}", path + ("name",))
         owner[b.name] = path
+    for i, bm in enumerate(spec.beams):
+        path = ("beams", i)
+        if bm.name == "ground" or bm.name in owner:
+            what = "the fixed frame" if bm.name == "ground" else format_path(owner[bm.name])
+            raise loaded.error(f"name {bm.name!r} is already used by {what}; every body, beam and element needs "
+                               "its own name", path + ("name",))
+        owner[bm.name] = path
+    node_pos = {}
+    for i, bm in enumerate(spec.beams):  # on a scratch model: the node names, and every beam error
+        handle = _add_beam(loaded, Model(), bm, ("beams", i))
+        loaded.beam_nodes[bm.name] = handle.node_names
+        for b in handle.nodes:
+            owner[b.name] = ("beams", i)
+            node_pos[b.name] = np.array(b.position, float)
+        for k in range(handle.elements):
+            owner[f"{bm.name}.e{k}"] = ("beams", i)
     for section, i, e in _element_lists(spec):
         if e.name is None:
             continue
@@ -617,21 +661,63 @@ def _check_names(loaded, spec):
     loaded.paths = dict(owner)
 
     bodies = {b.name: b for b in spec.bodies}
+    body_index = {b.name: i for i, b in enumerate(spec.bodies)}
+    beam_nodes = loaded.beam_nodes
+
+    def known():
+        parts = [*bodies] + [f"{nodes[0]} … {nodes[-1]}" for nodes in beam_nodes.values()]
+        return ", ".join(parts)
+
     for section, i, e in _element_lists(spec):
         refs = ("body",) if hasattr(e, "body") else ("body_i", "body_j")
         for r in refs:
             v = getattr(e, r)
-            if v != "ground" and v not in bodies:
-                raise loaded.error(f"no body named {v!r}{_did_you_mean(v, [*bodies, 'ground'])} "
-                                   f"(bodies: {', '.join(bodies)}, or ground)", (section, i, r))
+            if v == "ground" or v in bodies:
+                continue
+            beam, dot, rest = v.partition(".")
+            if dot and beam in beam_nodes:
+                nodes = beam_nodes[beam]
+                alias = {"first": nodes[0], "last": nodes[-1]}.get(rest)
+                if alias is not None:
+                    setattr(e, r, alias)
+                    continue
+                if v in nodes:
+                    continue
+                raise loaded.error(f"no node named {v!r}: beam {beam!r} has nodes {nodes[0]} … {nodes[-1]} "
+                                   f"(or {beam}.first and {beam}.last)", (section, i, r))
+            if v in beam_nodes:
+                raise loaded.error(f"{v!r} is a beam; name one of its nodes, {v}.n0 … {beam_nodes[v][-1]} "
+                                   f"(or {v}.first and {v}.last)", (section, i, r))
+            every = [*bodies, "ground"] + [n for nodes in beam_nodes.values() for n in (nodes[0], nodes[-1])]
+            raise loaded.error(f"no body named {v!r}{_did_you_mean(v, every)} "
+                               f"(bodies: {known()}, or ground)", (section, i, r))
         if len(refs) == 2 and e.body_i == e.body_j:
             raise loaded.error(f"connects {e.body_i!r} to itself; body_i and body_j must differ", (section, i, "body_j"))
         if len(refs) == 1 and e.body == "ground":
             raise loaded.error(f"a {e.type} on ground does nothing; name a body", (section, i, "body"))
-        kinds = {bodies[getattr(e, r)].type for r in refs if getattr(e, r) != "ground"}
+
+        def kind(name):
+            if name in node_pos:
+                return "rigid", "se3"
+            b = bodies[name]
+            return b.type, ("planar" if b.type == "planar" else b.parameterization)
+
+        used = {getattr(e, r): kind(getattr(e, r)) for r in refs if getattr(e, r) != "ground"}
+        kinds = {k[0] for k in used.values()}
         if len(kinds) > 1:
             raise loaded.error("connects a planar and a rigid (spatial) body, which is not supported",
                                (section, i))
+        params = {k[1] for k in used.values()}
+        if len(params) > 1:
+            se3 = next(n for n, k in used.items() if k[1] == "se3")
+            other = next(n for n, k in used.items() if k[1] != "se3")
+            r = next(r for r in refs if getattr(e, r) == other)
+            what = f"beam node {se3!r}" if se3 in node_pos else f"body {se3!r} (parameterization se3)"
+            bpath = ("bodies", body_index[other])
+            loc = format_path(bpath) + (f", line {loaded.line_of(bpath)}" if loaded.line_of(bpath) else "")
+            raise loaded.error(f"joins {what} to body {other!r}, whose parameterization is "
+                               f"{kind(other)[1]}; bodies joined to beam nodes need parameterization: se3 "
+                               f"(in {loc})", (section, i, r))
         planar = kinds == {"planar"}
         if planar:
             if e.type in ("cylindrical", "universal", "point_in_plane"):
@@ -647,6 +733,8 @@ def _check_names(loaded, spec):
     def pos(name):
         if name == "ground":
             return np.zeros(3)
+        if name in node_pos:
+            return node_pos[name]
         b = bodies[name]
         return np.r_[b.position, 0.0][:3] if b.type == "planar" else np.array(b.position, float)
 
@@ -665,8 +753,16 @@ def _check_names(loaded, spec):
             raise loaded.error("at_i and at_j coincide: a zero distance is a spherical joint", (section, i, "at_j"))
 
     # time functions: evaluate over the run
-    t_end = spec.solver.t_end
-    times = np.linspace(0.0, t_end, 21)
+    for k, nm in enumerate(spec.outputs):
+        beam, dot, rest = nm.partition(".")
+        node, dot2, quantity = rest.partition(".")
+        if dot2 and beam in beam_nodes and node in ("first", "last"):
+            spec.outputs[k] = f"{beam_nodes[beam][0 if node == 'first' else -1]}.{quantity}"
+
+    if getattr(spec.solver, "analysis", "dynamic") == "static":
+        times = np.array([spec.solver.time])
+    else:
+        times = np.linspace(0.0, spec.solver.t_end, 21)
     for section, i, e in _element_lists(spec):
         for key in ("angle", "displacement", "actuator", "scale"):
             v = getattr(e, key, None)
@@ -681,6 +777,55 @@ def _check_names(loaded, spec):
                 except (ArithmeticError, ValueError) as exc:
                     raise loaded.error(f"cannot be evaluated at t = {t:g} s: {exc}", (section, i, key)) from None
     return names
+
+
+def beam_section(spec):
+    """The :class:`~flexmbd.beams.sections.Section` of a validated section mapping
+    (ValueError for values the section constructors reject)."""
+    from ..beams.sections import Section
+
+    if spec.shape == "user":
+        return Section.user(**spec.model_dump(exclude={"shape"}))
+    kw = dict(E=spec.E, nu=spec.nu, G=spec.G, rho=spec.rho, shear_factor=spec.shear_factor)
+    if spec.shape == "rectangle":
+        return Section.rectangle(spec.width2, spec.height3, **kw)
+    if spec.shape == "circle":
+        return Section.circle(spec.d, **kw)
+    return Section.tube(spec.d_outer, spec.d_inner, **kw)
+
+
+def _add_beam(loaded, model, bm, path):
+    """``model.beam(...)`` for the validated beam ``bm``; errors located at ``path``."""
+    from ..beams.geometry import CircularArc
+
+    with np.errstate(all="ignore"):
+        try:
+            section = beam_section(bm.section)
+        except (ValueError, ArithmeticError) as exc:
+            raise loaded.error(str(exc).replace("Section: ", ""), path + ("section",)) from None
+        geometry, start, end = None, None, None
+        if bm.arc is not None:
+            a = bm.arc
+            try:
+                geometry = CircularArc(a.center, a.radius, a.angle0, a.angle1, normal=a.normal)
+            except (ValueError, ArithmeticError) as exc:
+                raise loaded.error(str(exc).replace("CircularArc: ", ""), path + ("arc",)) from None
+            if not np.isfinite(geometry.length) or geometry.length <= 0:
+                raise loaded.error(f"the arc's length {geometry.length:g} m is not a positive finite number",
+                                   path + ("arc",))
+        else:
+            start, end = np.r_[bm.start, 0.0][:3], np.r_[bm.end, 0.0][:3]
+            if not np.isfinite(np.linalg.norm(end - start)):
+                raise loaded.error("the beam's length overflows; give start and end of moderate size", path + ("end",))
+        try:
+            return model.beam(bm.name, section=section, elements=bm.elements, geometry=geometry, start=start,
+                              end=end, e2=bm.e2, order=bm.order, interpolation=bm.interpolation,
+                              formulation=bm.formulation, integration=bm.integration)
+        except (ModelError, ValueError, ArithmeticError, np.linalg.LinAlgError) as exc:
+            msg = str(exc).replace(f"beam {bm.name!r}: ", "")
+            key = next((k for k in ("formulation", "integration", "interpolation", "order", "elements", "e2")
+                        if msg.startswith(k) or f" {k} " in f" {msg}"), None)
+            raise loaded.error(msg, path + ((key,) if key else ())) from None
 
 
 def _build(loaded, spec, names) -> Model:
@@ -705,9 +850,12 @@ def _build(loaded, spec, names) -> Model:
                 else:
                     orient = quaternion_from_axis_angle(o.axis, o.angle)
                 m.rigid_body(b.name, mass=b.mass, inertia=b.inertia, position=b.position, orientation=orient,
-                             velocity=b.velocity, angular_velocity=b.angular_velocity)
+                             velocity=b.velocity, angular_velocity=b.angular_velocity,
+                             parameterization=b.parameterization)
         except (ModelError, ValueError, ArithmeticError) as exc:
             raise loaded.error(str(exc), path) from None
+    for i, bm in enumerate(spec.beams):
+        loaded.beams[bm.name] = _add_beam(loaded, m, bm, ("beams", i))
     for section, i, e in _element_lists(spec):
         path = (section, i)
         name = names[path]
@@ -790,6 +938,11 @@ def model_to_dict(model: Model, solver: dict | None = None, outputs=(), descript
     if description:
         out["description"] = description
     out["gravity"] = _list(model.gravity)
+    beams = [e.name for e in model.elements if e.kind == "beam"]
+    if beams:
+        raise DumpError(f"beam {beams[0]!r}: beams built in Python cannot be written to a model file yet "
+                        "(their section and reference geometry are not kept); write the beams: entries by hand, "
+                        "see docs/model-format.md")
     bodies = []
     for b in model.bodies:
         if b.kind.name == "spatial-lie":
@@ -804,6 +957,8 @@ def model_to_dict(model: Model, solver: dict | None = None, outputs=(), descript
             inertia = _list(np.diag(J)) if np.count_nonzero(J - np.diag(np.diag(J))) == 0 else \
                 [_list(r) for r in J]
             d = {"name": b.name, "mass": _f(b.mass), "inertia": inertia, "position": _list(b.position)}
+            if b.kind.name == "se3":
+                d["parameterization"] = "se3"
             if not np.array_equal(b.orientation, [1.0, 0, 0, 0]):
                 d["orientation"] = {"quaternion": _list(b.orientation)}
             if np.any(b.velocity):
@@ -915,5 +1070,5 @@ def dump_yaml(data: dict, header: str = "") -> str:
 
 
 __all__ = ["ModelFileError", "ModelFileWarning", "LoadedModel", "load_model_file", "load_model_text",
-           "parse_text", "model_to_dict", "dump_yaml", "DumpError", "time_function", "make_integrator",
+           "parse_text", "model_to_dict", "dump_yaml", "DumpError", "time_function", "make_integrator", "beam_section",
            "format_path"]

@@ -131,14 +131,19 @@ def prepare(path, t_end=None, h=None, integrator=None) -> tuple:
     """Load, validate, build, freeze and assemble; every problem is a ModelFileError."""
     loaded = load_model_file(path, t_end=t_end, h=h, integrator=parse_integrator(integrator))
     system = loaded.freeze()
-    loaded.initial_state()
+    if not loaded.static:  # statics assembles its own start (and may have no masses)
+        loaded.initial_state()
     return loaded, system
 
 
 def writer_settings(loaded: LoadedModel) -> dict:
-    """The solver settings handed to the results writer (simulate's keyword arguments)."""
-    opts = loaded.simulate_options()
-    opts["t_start"] = 0.0
+    """The solver settings handed to the results writer (simulate's keyword arguments;
+    for a static analysis, static_equilibrium's with ``analysis = "static"``)."""
+    if loaded.static:
+        opts = {"analysis": "static", **loaded.static_options()}
+    else:
+        opts = loaded.simulate_options()
+        opts["t_start"] = 0.0
     opts["redundancy"] = loaded.spec.solver.redundancy
     opts["outputs"] = list(loaded.spec.outputs)
     return opts
@@ -163,32 +168,11 @@ def run_model(path, output=None, t_end=None, h=None, integrator=None, quiet=Fals
     if not quiet:
         for w in loaded.warnings:
             print(str(w), file=stderr)
+    writer = _open_writer(output, path, system, loaded)
+    created = writer is not None
+    if loaded.static:
+        return _run_static(loaded, system, writer, output, quiet, stdout)
     opts = loaded.simulate_options()
-
-    writer = None
-    created = False
-    if output is not None:
-        output = os.fspath(output)
-        if os.path.isdir(output):
-            raise ModelFileError(f"-o {output}: is a directory; give a file name such as out.h5", (), None, None,
-                                 origin="-o")
-        parent = os.path.dirname(os.path.abspath(output))
-        if not os.path.isdir(parent):
-            raise ModelFileError(f"-o {output}: the directory {parent} does not exist", (), None, None, origin="-o")
-        if os.path.abspath(output) == os.path.abspath(path):
-            raise ModelFileError("-o would overwrite the model file", (), None, None, origin="-o")
-        try:
-            from .results_h5 import ResultWriter
-        except ImportError as exc:
-            raise RunError(f"writing results needs flexmbd.io.results_h5 ({exc})") from None
-        existed = os.path.exists(output)
-        try:
-            writer = ResultWriter(output, system, loaded.text, writer_settings(loaded))
-        except Exception as exc:  # noqa: BLE001 - reported as one line
-            if not existed and os.path.exists(output):
-                os.remove(output)
-            raise RunError(f"cannot create {output}: {exc}") from None
-        created = True
 
     tty = hasattr(stderr, "isatty") and stderr.isatty()
     progress = Progress(opts["t_end"], stderr, enabled=tty and not quiet, delay=progress_delay)
@@ -245,6 +229,75 @@ def run_model(path, output=None, t_end=None, h=None, integrator=None, quiet=Fals
     return RunOutcome(loaded, res, status, message, output if created else None, list(loaded.warnings))
 
 
+def _open_writer(output, path, system, loaded):
+    """The ResultWriter for ``-o output`` (None without -o); usage problems are ModelFileErrors."""
+    writer = None
+    if output is not None:
+        output = os.fspath(output)
+        if os.path.isdir(output):
+            raise ModelFileError(f"-o {output}: is a directory; give a file name such as out.h5", (), None, None,
+                                 origin="-o")
+        parent = os.path.dirname(os.path.abspath(output))
+        if not os.path.isdir(parent):
+            raise ModelFileError(f"-o {output}: the directory {parent} does not exist", (), None, None, origin="-o")
+        if os.path.abspath(output) == os.path.abspath(path):
+            raise ModelFileError("-o would overwrite the model file", (), None, None, origin="-o")
+        try:
+            from .results_h5 import ResultWriter
+        except ImportError as exc:
+            raise RunError(f"writing results needs flexmbd.io.results_h5 ({exc})") from None
+        existed = os.path.exists(output)
+        try:
+            writer = ResultWriter(output, system, loaded.text, writer_settings(loaded))
+        except Exception as exc:  # noqa: BLE001 - reported as one line
+            if not existed and os.path.exists(output):
+                os.remove(output)
+            raise RunError(f"cannot create {output}: {exc}") from None
+    return writer
+
+
+def _run_static(loaded, system, writer, output, quiet, stdout) -> RunOutcome:
+    """A static analysis: equilibria along the load path.  In the results file, row k holds
+    the equilibrium at load factor ``t[k]``."""
+    from ..solvers.dynamics import StepState
+    from ..solvers.static import static_equilibrium
+
+    res = None
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            try:
+                res = static_equilibrium(loaded.model, system=system, **loaded.static_options())
+            except Exception as exc:  # noqa: BLE001 - reported as one paragraph
+                _, msg = loaded.annotate(" ".join(str(exc).split()) or type(exc).__name__)
+                message = f"the static analysis stopped: {msg}"
+                if writer is not None:
+                    writer.close(None, status="failed", message=message, outputs=False)
+                return RunOutcome(loaded, None, 1, message, output if writer is not None else None,
+                                  list(loaded.warnings))
+            status = 0 if res.success else 1
+            if writer is not None:
+                from ..results import STAT_FIELDS
+
+                try:
+                    writer.file["t"].attrs["unit"] = "1 (load factor of a static analysis)"
+                    writer.file.attrs["analysis"] = "static"
+                    for k in range(len(res.load_factor)):
+                        st = StepState(float(res.load_factor[k]), res.q[k], res.v[k], res.qdd[k], res.a[k],
+                                       res.lam[k])
+                        writer.on_step(st, {f: res.stats[f][k] for f in STAT_FIELDS})
+                    writer.close(res, outputs=list(loaded.spec.outputs) or True)
+                except Exception as exc:  # noqa: BLE001
+                    raise RunError(f"cannot finish {output}: {exc}") from None
+            if not quiet:
+                _print_summary(loaded, res, output if writer is not None else None, stdout)
+    finally:
+        if writer is not None and not writer.closed:
+            writer.close(None, status="failed", message="the static analysis did not finish", outputs=False)
+    return RunOutcome(loaded, res, status, res.message, output if writer is not None else None,
+                      list(loaded.warnings))
+
+
 def _print_summary(loaded, res, output, out, interrupted=False):
     name = loaded.spec.name
     first = res.summary().splitlines()[0]
@@ -254,7 +307,10 @@ def _print_summary(loaded, res, output, out, interrupted=False):
     if getattr(res, "assembly", None) is not None:
         print(f"  {res.assembly.summary()}", file=out)
     if loaded.spec.outputs and len(res.t):
-        print(f"outputs at t = {res.t[-1]:.6g} s:", file=out)
+        if loaded.static:
+            print(f"outputs at load factor {res.load_factor[-1]:.6g}:", file=out)
+        else:
+            print(f"outputs at t = {res.t[-1]:.6g} s:", file=out)
         width = max(len(n) for n in loaded.spec.outputs)
         for nm in loaded.spec.outputs:
             try:

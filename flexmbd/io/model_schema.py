@@ -26,7 +26,7 @@ SCHEMA_ID = "https://flexmbd.invalid/schema/model-file-1.json"
 
 #: Names of bodies and elements: they become the prefix of output names (``crank.position``).
 NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_\-]*$"
-OUTPUT_PATTERN = r"^[A-Za-z_][A-Za-z0-9_\-]*\.[A-Za-z_]+$"
+OUTPUT_PATTERN = r"^[A-Za-z_][A-Za-z0-9_\-]*(\.[A-Za-z_][A-Za-z0-9_]*)?\.[A-Za-z_][A-Za-z0-9_]*$"
 
 
 class _Base(BaseModel):
@@ -266,6 +266,9 @@ class RigidBody(_Base):
     orientation: Optional[Orientation] = Field(None, description="initial orientation (default: aligned with the global axes)")
     velocity: Vec3 = Field([0.0, 0.0, 0.0], description="initial velocity of the centre of mass [m/s]")
     angular_velocity: Vec3 = Field([0.0, 0.0, 0.0], description="initial angular velocity, global axes [rad/s]")
+    parameterization: Literal["quaternion", "se3"] = Field(
+        "quaternion", description="quaternion (Euler parameters with their normalisation constraint) or se3 "
+                                  "(a Lie-group frame, as beam nodes: bodies joined to beam nodes must use se3)")
 
     @field_validator("inertia")
     @classmethod
@@ -303,6 +306,189 @@ Body = Annotated[
     Discriminator(_body_tag, custom_error_type="body_type",
                   custom_error_message="a body is a mapping with type: rigid (default) or planar"),
 ]
+
+
+# ------------------------------------------------------------------ beams
+
+
+def _shear_tag(v):
+    if isinstance(v, str):
+        return "<name>"
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return "<number>"
+    return None
+
+
+ShearFactor = Annotated[
+    Union[Annotated[Literal["cowper"], Tag("<name>")], Annotated[float, Field(gt=0), Tag("<number>")]],
+    Discriminator(_shear_tag, custom_error_type="shear_factor",
+                  custom_error_message="expected cowper or a number > 0"),
+]
+
+
+class _Material(_Base):
+    shape: str = Field(description="the section shape")
+    E: float = Field(gt=0, description="Young's modulus [Pa]")
+    nu: Optional[float] = Field(None, gt=-1.0, lt=0.5, description="Poisson's ratio (give nu or G, or both)")
+    G: Optional[float] = Field(None, gt=0, description="shear modulus [Pa] (default: E / (2 (1 + nu)))")
+    rho: float = Field(0.0, ge=0, description="density [kg/m³] (0: a massless beam)")
+    shear_factor: ShearFactor = Field("cowper", description="shear correction factor: cowper (Cowper 1966, "
+                                                            "needs nu) or a number")
+
+    @model_validator(mode="after")
+    def _moduli(self):
+        if self.nu is None and self.G is None:
+            raise ValueError("give nu or G (or both)")
+        return self
+
+
+class RectangleSection(_Material):
+    """Solid rectangle: ``width2`` along the section axis e2, ``height3`` along e3."""
+
+    model_config = ConfigDict(title="Beam section: rectangle")
+
+    shape: Literal["rectangle"] = Field(description="selects this section shape")
+    width2: float = Field(gt=0, description="side along e2 [m]")
+    height3: float = Field(gt=0, description="side along e3 [m]")
+
+
+class CircleSection(_Material):
+    """Solid circle."""
+
+    model_config = ConfigDict(title="Beam section: circle")
+
+    shape: Literal["circle"] = Field(description="selects this section shape")
+    d: float = Field(gt=0, description="diameter [m]")
+
+
+class TubeSection(_Material):
+    """Circular tube."""
+
+    model_config = ConfigDict(title="Beam section: tube")
+
+    shape: Literal["tube"] = Field(description="selects this section shape")
+    d_outer: float = Field(gt=0, description="outer diameter [m]")
+    d_inner: float = Field(ge=0, description="inner diameter [m], less than d_outer")
+
+    @model_validator(mode="after")
+    def _inner(self):
+        if self.d_inner >= self.d_outer:
+            raise PydanticCustomError("section_value", "d_inner = {a} m must be less than d_outer = {b} m",
+                                      {"a": f"{self.d_inner:g}", "b": f"{self.d_outer:g}", "key": "d_inner"})
+        return self
+
+
+class UserSection(_Base):
+    """The section constants given directly: stiffnesses > 0; inertias per unit length all
+    > 0 or all 0 (massless)."""
+
+    model_config = ConfigDict(title="Beam section: user")
+
+    shape: Literal["user"] = Field(description="selects this section shape")
+    EA: float = Field(gt=0, description="axial stiffness [N]")
+    GA2: float = Field(gt=0, description="shear stiffness along e2, shear factor included [N]")
+    GA3: float = Field(gt=0, description="shear stiffness along e3 [N]")
+    GJ: float = Field(gt=0, description="torsional stiffness [N m²]")
+    EI2: float = Field(gt=0, description="bending stiffness about e2 [N m²]")
+    EI3: float = Field(gt=0, description="bending stiffness about e3 [N m²]")
+    rhoA: float = Field(0.0, ge=0, description="mass per unit length [kg/m]")
+    rhoI2: float = Field(0.0, ge=0, description="rotary inertia per unit length about e2 [kg m]")
+    rhoI3: float = Field(0.0, ge=0, description="rotary inertia per unit length about e3 [kg m]")
+
+    @model_validator(mode="after")
+    def _all_or_none(self):
+        vals = {"rhoA": self.rhoA, "rhoI2": self.rhoI2, "rhoI3": self.rhoI3}
+        zero = [k for k, v in vals.items() if v == 0]
+        if zero and len(zero) < 3:
+            raise PydanticCustomError("section_value", "{k} is 0 while the other inertias are > 0: give all three "
+                                      "(or none, for a massless beam)", {"k": zero[0], "key": zero[0]})
+        return self
+
+
+SECTION_SHAPES = {"rectangle": RectangleSection, "circle": CircleSection, "tube": TubeSection, "user": UserSection}
+
+
+def _section_tag(v):
+    if isinstance(v, dict):
+        t = v.get("shape")
+        return f"<{t}>" if isinstance(t, str) and t in SECTION_SHAPES else None
+    if isinstance(v, BaseModel):
+        return f"<{v.shape}>"
+    return None
+
+
+BeamSection = Annotated[
+    Union[tuple(Annotated[cls, Tag(f"<{t}>")] for t, cls in SECTION_SHAPES.items())],
+    Discriminator(_section_tag, custom_error_type="section_shape",
+                  custom_error_message="a section is a mapping with shape: " + " | ".join(SECTION_SHAPES)),
+]
+
+
+class Arc(_Base):
+    """A circular arc: x = center + radius (cos a ex + sin a ey), a from angle0 to angle1,
+    in the plane normal to ``normal`` (ex, ey = global x, y for normal z).  The section axis
+    e3 is the normal."""
+
+    model_config = ConfigDict(title="Beam arc")
+
+    center: Vec3 = Field(description="centre [m]")
+    radius: float = Field(gt=0, description="radius [m]")
+    angle0: float = Field(description="polar angle of the first node [rad]")
+    angle1: float = Field(description="polar angle of the last node [rad]; the arc runs from angle0 to angle1")
+    normal: Axis = Field([0.0, 0.0, 1.0], description="normal of the arc's plane, global")
+
+    @model_validator(mode="after")
+    def _sweep(self):
+        if self.angle1 == self.angle0:
+            raise PydanticCustomError("section_value", "angle1 must differ from angle0 (the arc has no length)",
+                                      {"key": "angle1"})
+        return self
+
+
+class Beam(_Base):
+    """A geometrically exact beam (docs/elements/beam-se3.md) of ``elements`` elements.  Its
+    nodes are bodies named NAME.n0 … NAME.nN (NAME.first and NAME.last are aliases of the
+    end nodes) that joints, drivers and loads name like any body; its elements NAME.e0 …
+    have outputs such as NAME.e0.strain_energy.  Give either start and end (a straight
+    beam) or arc."""
+
+    model_config = ConfigDict(title="Beam")
+
+    name: Name = Field(description="unique name; the nodes are NAME.n0 … and the elements NAME.e0 …")
+    section: BeamSection = Field(description="the cross section: a mapping with shape and its dimensions and material")
+    elements: int = Field(ge=1, le=100000, description="number of elements")
+    start: Optional[Point] = Field(None, description="first node of a straight beam [m]")
+    end: Optional[Point] = Field(None, description="last node of a straight beam [m]")
+    e2: Optional[Axis] = Field(None, description="direction of the section axis e2 of a straight beam, global "
+                                                 "(default: chosen from the beam axis)")
+    arc: Optional[Arc] = Field(None, description="a circular-arc beam instead of start and end")
+    order: int = Field(1, ge=1, le=10, description="polynomial order of the elements (≥ 2 for nurbs)")
+    interpolation: Literal["lagrange", "nurbs"] = Field("lagrange", description="shape functions")
+    formulation: str = Field("se3", min_length=1, max_length=50,
+                             description="beam formulation, as Model.beam accepts it (se3)")
+    integration: Literal["full", "reduced", "hw"] = Field("full", description="Gauss integration: full, reduced, "
+                                                                            "or hw (Hu-Washizu, first order)")
+
+    @model_validator(mode="after")
+    def _geometry(self):
+        straight = self.start is not None or self.end is not None
+        if straight and self.arc is not None:
+            raise ValueError("give either start and end or arc, not both")
+        if not straight and self.arc is None:
+            raise ValueError("give start and end (a straight beam) or arc")
+        if straight and (self.start is None or self.end is None):
+            raise PydanticCustomError("section_value", "a straight beam needs both start and end",
+                                      {"key": "end" if self.end is None else "start"})
+        if self.arc is not None and self.e2 is not None:
+            raise PydanticCustomError("section_value", "e2 is for straight beams; an arc's section axes follow "
+                                      "its plane", {"key": "e2"})
+        if straight:
+            d = np.r_[self.start, 0.0][:3] - np.r_[self.end, 0.0][:3]
+            with np.errstate(all="ignore"):
+                if not np.linalg.norm(d) > 0:
+                    raise PydanticCustomError("section_value", "start and end coincide: the beam has no length",
+                                              {"key": "end"})
+        return self
 
 
 # ------------------------------------------------------------------ joints
@@ -625,6 +811,8 @@ class Solver(_Base):
 
     model_config = ConfigDict(title="Solver")
 
+    analysis: Literal["dynamic"] = Field("dynamic", description="dynamic (time integration) or static "
+                                                                 "(see Solver: static)")
     t_end: float = Field(gt=0, description="end time [s] (the run starts at t = 0)")
     h: float = Field(gt=0, description="time step [s]")
     integrator: Integrator = Field("newmark", description="a name (newmark, hht, generalized-alpha), or a mapping with type and parameters")
@@ -664,6 +852,56 @@ class Solver(_Base):
         return self
 
 
+class StaticSolver(_Base):
+    """Static equilibrium under the loads, reached in ``load_steps`` equal increments of the
+    load factor (Newton-Raphson; see docs/solvers-static-kinematic.md).  Results are one row
+    per load step; in the results file ``t`` holds the load factor."""
+
+    model_config = ConfigDict(title="Solver: static")
+
+    analysis: Literal["static"] = Field(description="static")
+    load_steps: int = Field(10, ge=1, le=100000, description="load increments from 0 to the full load")
+    tol: float = Field(1e-7, gt=0, description="Newton tolerance (see convergence)")
+    convergence: Literal["residual", "increment"] = Field(
+        "residual", description="Newton convergence test: 2-norm of the residual, or of the Newton increment "
+                                "(for stiff structures such as beams)")
+    max_iter: int = Field(50, ge=1, le=10000, description="Newton iterations per load step before it is halved")
+    max_cuts: int = Field(4, ge=0, le=20, description="times a failed load step is halved before the analysis stops")
+    jacobian: str = Field("full", max_length=200, description='Newton matrix: "full" or P1 parts such as "M1+M2"')
+    time: float = Field(0.0, ge=0, description="time at which drivers and time functions are evaluated [s]")
+    linear_solver: Literal["auto", "dense", "superlu"] = Field("auto", description="linear solver of the Newton matrix")
+    assemble: bool = Field(True, description="assemble the initial configuration first")
+    redundancy: Literal["remove", "keep"] = Field("remove", description="remove redundant constraint equations (with a warning) or keep them")
+
+    @field_validator("jacobian")
+    @classmethod
+    def _jacobian(cls, v):
+        from ..system import jacobian_terms
+
+        try:
+            jacobian_terms(v)
+        except ValueError as exc:
+            raise ValueError(str(exc)) from None
+        return v
+
+
+def _solver_tag(v):
+    if isinstance(v, dict):
+        a = v.get("analysis", "dynamic")
+        return f"<{a}>" if a in ("dynamic", "static") else None
+    if isinstance(v, BaseModel):
+        return f"<{v.analysis}>"
+    return None
+
+
+AnySolver = Annotated[
+    Union[Annotated[Solver, Tag("<dynamic>")], Annotated[StaticSolver, Tag("<static>")]],
+    Discriminator(_solver_tag, custom_error_type="analysis",
+                  custom_error_message="the solver is a mapping; its analysis is dynamic (default, with t_end and h) "
+                                       "or static"),
+]
+
+
 # ------------------------------------------------------------------ the file
 
 
@@ -676,13 +914,21 @@ class ModelFile(_Base):
     name: str = Field("model", max_length=200, description="model name")
     description: str = Field("", max_length=10000, description="free text")
     gravity: Vec3 = Field([0.0, 0.0, 0.0], description="gravitational acceleration [m/s²]")
-    bodies: list[Body] = Field(min_length=1, description="the bodies")
+    bodies: list[Body] = Field([], description="the rigid bodies")
+    beams: list[Beam] = Field([], description="flexible beams; their nodes are bodies NAME.n0 … NAME.nN")
     joints: list[Joint] = Field([], description="kinematic joints")
     drivers: list[Driver] = Field([], description="prescribed motions (rheonomic constraints)")
     forces: list[ForceElement] = Field([], description="force elements and applied loads")
-    solver: Solver = Field(description="time integration settings")
+    solver: AnySolver = Field(description="time integration (or static analysis) settings")
     outputs: list[Annotated[str, StringConstraints(pattern=OUTPUT_PATTERN, max_length=200)]] = Field(
-        [], description="named outputs to report and store, e.g. slider.position, sda.force, energy.total")
+        [], description="named outputs to report and store, e.g. slider.position, sda.force, energy.total, "
+                      "rod.n16.position (rod.last.position), rod.e3.strain_energy")
+
+    @model_validator(mode="after")
+    def _something(self):
+        if not self.bodies and not self.beams:
+            raise PydanticCustomError("no_bodies", "the model needs at least one body or beam", {"key": "bodies"})
+        return self
 
 
 def json_schema() -> dict:
@@ -778,10 +1024,11 @@ def _json(v):
 
 
 _DOC_ORDER = {n: i for i, n in enumerate([
-    "RigidBody", "PlanarBody", "Orientation", "Spherical", "Revolute", "Prismatic", "Cylindrical", "Universal",
+    "RigidBody", "PlanarBody", "Orientation", "Beam", "RectangleSection", "CircleSection", "TubeSection",
+    "UserSection", "Arc", "Spherical", "Revolute", "Prismatic", "Cylindrical", "Universal",
     "Fixed", "PointOnLine", "PointInPlane", "Distance", "RotationDriver", "TranslationDriver", "SpringDamper",
     "RotationalSpringDamper", "PointForce", "Torque", "ConstantTF", "ConstantSpeedTF", "PolynomialTF", "RampTF",
-    "Solver", "NewmarkSpec", "HHTSpec", "GeneralizedAlphaSpec"])}
+    "Solver", "StaticSolver", "NewmarkSpec", "HHTSpec", "GeneralizedAlphaSpec"])}
 
 
 def properties(schema: dict | None = None) -> set[str]:
@@ -794,4 +1041,4 @@ def properties(schema: dict | None = None) -> set[str]:
 
 
 __all__ = ["ModelFile", "json_schema", "reference_markdown", "properties", "check_inertia", "FORMAT_VERSION",
-           "JOINT_TYPES", "DRIVER_TYPES", "FORCE_TYPES", "TF_TYPES", "INTEGRATOR_TYPES", "MAX_STEPS"]
+           "JOINT_TYPES", "DRIVER_TYPES", "FORCE_TYPES", "SECTION_SHAPES", "TF_TYPES", "INTEGRATOR_TYPES", "MAX_STEPS"]

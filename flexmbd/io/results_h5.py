@@ -167,10 +167,19 @@ def system_geometry(system):
     from ..kinds import PlanarKind
 
     model = system.model
+    # beam nodes (massless frames): small cubes, a tenth of the distance to the next node
+    node_size = {}
+    for e in model.elements:
+        if e.kind == "beam":
+            for n0, n1 in zip(e.bodies[:-1], e.bodies[1:]):
+                d = float(np.linalg.norm(np.asarray(n1.position, float) - np.asarray(n0.position, float)))
+                for n in (n0, n1):
+                    if d > 0 and np.isfinite(d):
+                        node_size[id(n)] = min(node_size.get(id(n), np.inf), 0.1 * d)
     half, axes = [], []
     for b in model.bodies:
-        if b.mass <= 0:  # massless beam nodes: no box
-            hb, ab = np.zeros(3), np.eye(3)
+        if not b.mass > 0:  # a beam node or another massless frame
+            hb, ab = np.full(3, node_size.get(id(b), 0.01)), np.eye(3)
         elif b.kind is not PlanarKind:
             hb, ab = box_half_extents(b.mass, b.inertia)
         else:  # planar: a square plate in x-y with I_z = m (a² + b²)/3
@@ -185,7 +194,10 @@ def system_geometry(system):
 
     lines, markers = [], []
     for e in model.elements:
-        if e.kind in ("spring_damper", "distance"):
+        if e.kind == "beam":  # the axis as a polyline through the nodes
+            for k, (n0, n1) in enumerate(zip(e.bodies[:-1], e.bodies[1:])):
+                lines.append((f"{e.name}.{k}", "beam", bi(n0), bi(n1), np.zeros(3), np.zeros(3)))
+        elif e.kind in ("spring_damper", "distance"):
             b0, b1 = e.bodies
             lines.append((e.name, e.kind, bi(b0), bi(b1), _local(b0, e.data["at_i"]), _local(b1, e.data["at_j"])))
         elif e.data.get("at") is not None and len(e.bodies) == 2:
