@@ -53,13 +53,17 @@ class NewtonSolver:
     """
 
     def __init__(self, tol=1e-7, max_iter=25, policy="newton", convergence="residual",
-                 linear_solver="auto", increment_tol=None):
+                 linear_solver="auto", increment_tol=None, error_estimate=False):
         if not (policy in ("newton", "step") or (isinstance(policy, int) and policy >= 1)):
             raise ValueError(f"Jacobian refresh policy must be 'newton', 'step' or an integer ≥ 1, got {policy!r}")
         if convergence not in ("residual", "increment"):
             raise ValueError(f"convergence test must be 'residual' or 'increment', got {convergence!r}")
         self.tol, self.max_iter, self.policy, self.convergence = tol, max_iter, policy, convergence
         self.increment_tol = tol if increment_tol is None else increment_tol
+        # increment test on the estimated remaining error θ/(1−θ)‖Δx_k‖, θ = ‖Δx_k‖/‖Δx_{k−1}‖
+        # (the bound for a contraction; saves the last, rounding-level iteration of a
+        # quadratically converging Newton — Hairer & Wanner, Solving ODEs II, sec. IV.8)
+        self.error_estimate = error_estimate
         self.lin = LinearSolver(linear_solver)
         self.stats = NewtonStatistics()
         self.has_factor = False
@@ -82,7 +86,7 @@ class NewtonSolver:
             self.matrix_key = key
         policy, st = self.policy, self.stats
         need_matrix = policy in ("newton", "step") or not self.has_factor
-        it, prev_norm = 0, np.inf
+        it, prev_norm, prev_step = 0, np.inf, np.inf
         try:
             while True:
                 c0 = time.perf_counter()
@@ -117,7 +121,12 @@ class NewtonSolver:
                 prev_norm = norm
                 need_matrix = policy == "newton"
                 step = dx if increment_weights is None else increment_weights * dx
-                if self.convergence == "increment" and np.linalg.norm(step) < self.increment_tol:
+                size = float(np.linalg.norm(step))
+                theta = size / prev_step if np.isfinite(prev_step) else np.inf
+                prev_step = size
+                if self.error_estimate and theta < 1.0:
+                    size = theta / (1.0 - theta) * size
+                if self.convergence == "increment" and size < self.increment_tol:
                     c0 = time.perf_counter()
                     r, chk, _ = problem(x, False)
                     st.assembly_seconds += time.perf_counter() - c0

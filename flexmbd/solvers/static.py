@@ -90,9 +90,10 @@ def static_equilibrium(model, load_steps=10, tol=1e-7, max_iter=50, jacobian="fu
                        time=0.0, max_cuts=4, assemble=True, linear_solver="auto", convergence="residual"):
     """Equilibrium of ``model`` under its loads, reached in ``load_steps`` equal increments.
 
-    convergence: "residual" (P1: 2-norm of [F; Φ] < tol) or "increment" (2-norm of the
-    Newton increment < tol; for stiff structures, whose residual cannot get below the
-    rounding noise of their internal forces, ~1e-16 EA per node).
+    convergence: "residual" (P1: 2-norm of [F; Φ] < tol) or "increment" (the estimated
+    error θ/(1−θ)‖Δx‖ of the Newton iterate below tol, θ the ratio of successive
+    increment norms; for stiff structures, whose residual cannot get below the rounding
+    noise of their internal forces, ~1e-16 EA per node).
 
     jacobian: 'full' or a P1 combination ('M1', 'M1+M2', …) or a set of term names
     (see :func:`flexmbd.system.jacobian_terms`).  time: when drivers and actuators are
@@ -117,7 +118,7 @@ def static_equilibrium(model, load_steps=10, tol=1e-7, max_iter=50, jacobian="fu
             res.finish()
             return res
     zeros = np.zeros(n)
-    newton = NewtonSolver(tol, max_iter, "newton", convergence, linear_solver)
+    newton = NewtonSolver(tol, max_iter, "newton", convergence, linear_solver, error_estimate=True)
     # Vector kinds: the unknowns are q itself.  Lie-group kinds (n_q ≠ n): the unknowns
     # are an increment Δ from a base configuration, q = base ⊕ Δ, rebased after each
     # load step (the Newton matrix carries the tangent operator T(Δ), so it is ∂F/∂Δ).
