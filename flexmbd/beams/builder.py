@@ -14,9 +14,8 @@ import numpy as np
 
 from ..bodies.rigid import Body
 from ..kinds import FrameKind, RotationVectorKind
-from ..rotations import quaternion_from_matrix
 from ..lie import quat_to_rotvec, se3_exp, se3_from_Rx, se3_inv, se3_log
-from ..rotations import rotation_matrix
+from ..rotations import quaternion_from_matrix, rotation_matrix
 from .geometry import CircularArc, NurbsReference, StraightLine
 from .se3_beam import reference_strains, relative_twists
 from .se3_linear import relative_twist
@@ -246,7 +245,7 @@ def _nurbs_topology(geometry, n_el, p, n_gauss):
 def beam_groups(system, specs):
     """(inertia groups, force groups) of the beams ``specs`` of a System: one group per
     element type (two-node SE(3); n-node SE(3) with n nodes), vectorised over all beams."""
-    from .groups import BeamElasticGroup, BeamInertiaGroup, BeamElasticGroupN
+    from .groups import BeamElasticGroup, BeamElasticGroupN, BeamInertiaGroup
 
     inertia, forces = [], []
     by_type = {}

@@ -14,10 +14,10 @@ import numpy as np
 
 from ..forces.base import ForceGroup
 from ..kinds import FrameKind, RotationVectorKind
+from ..rotations import rotation_matrix
 from . import inertia as _inertia
 from . import r3r3 as _r3r3
 from . import r3r3_branch as _branch
-from ..rotations import rotation_matrix
 from . import se3_beam as _se3_n
 from .se3_linear import elastic_forces as _se3_linear
 
