@@ -350,10 +350,13 @@ class System:
             raise ModelError(f"revolute {name!r}: planar bodies rotate about z; axis must be (0, 0, ±1)")
         if planar and t in ("cylindrical", "universal", "point_in_plane"):
             raise ModelError(f"{t} {name!r}: not available for planar bodies")
+        # SE(3) bodies: point coincidence in a body frame (body i, or j when i is ground),
+        # so the joint's Jacobian, like the beams' stiffness, is invariant under rigid motion
+        frame = (fj if spec.bodies[0] is GROUND else fi) if kind is FrameKind else None
         if t == "spherical":
-            return J.spherical(name, fi, fj, d["at"], planar)
+            return J.spherical(name, fi, fj, d["at"], planar, body_frame=frame)
         if t == "revolute":
-            return J.revolute(name, fi, fj, d["at"], d["axis"], planar)
+            return J.revolute(name, fi, fj, d["at"], d["axis"], planar, body_frame=frame)
         if t == "prismatic":
             return J.prismatic(name, fi, fj, d["at"], d["axis"], planar)
         if t == "cylindrical":

@@ -35,11 +35,18 @@ def _term(xa, xb, ya, yb=NO_SLOT):
     return [xa, xb, ya, yb]
 
 
-def spherical(owner, fi, fj, at, planar=False):
+def spherical(owner, fi, fj, at, planar=False, body_frame=None):
+    """Point coincidence, 3 (planar: 2) equations (p_j − p_i)·e_k.
+
+    ``body_frame``: None measures along the global axes; a Frame (fi or fj) measures
+    along that body's axes, (p_j − p_i)·(A e_k) — the same constraint, whose Jacobian
+    along body-frame increments is invariant under rigid motion of the pair (SE(3)
+    bodies: the iteration matrix then changes only with the relative motion)."""
     eqs = []
     for k in range(2 if planar else 3):
-        eqs.append(Equation(owner, f"point coincidence along {'xyz'[k]}",
-                            [_term(fj.point(at), fi.point(at), const(AXES[k]))]))
+        axis = const(AXES[k]) if body_frame is None else body_frame.vector(AXES[k])
+        where = f"{'xyz'[k]}" if body_frame is None else f"{'xyz'[k]} of body {'ij'[body_frame.side]}"
+        eqs.append(Equation(owner, f"point coincidence along {where}", [_term(fj.point(at), fi.point(at), axis)]))
     return eqs
 
 
@@ -51,11 +58,11 @@ def _dot2(owner, label, a_slot, pj, pi):
     return Equation(owner, label, [_term(a_slot, NO_SLOT, pj, pi)])
 
 
-def revolute(owner, fi, fj, at, axis, planar=False):
+def revolute(owner, fi, fj, at, axis, planar=False, body_frame=None):
     if planar:
         return spherical(owner, fi, fj, at, planar=True)
     f, g = perpendicular_pair(axis)
-    return spherical(owner, fi, fj, at) + [
+    return spherical(owner, fi, fj, at, body_frame=body_frame) + [
         _dot1(owner, "axis of j ⊥ f of i", fi.vector(f), fj.vector(axis)),
         _dot1(owner, "axis of j ⊥ g of i", fi.vector(g), fj.vector(axis)),
     ]

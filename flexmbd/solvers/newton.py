@@ -3,8 +3,9 @@
 Policies (P3 compares the last three):
     "newton"     refresh and factorize the matrix at every iteration (full Newton);
     "step"       refresh at the first iteration of every step (modified Newton);
-    int i        keep the factorization across steps and refresh it once it has served
-                 i iterations without convergence (P3's "NNI ≥ i").
+    int i        keep the factorization across steps (and step-size rounding noise) and
+                 refresh it once it has served i iterations of the current step without
+                 convergence (P3's "NNI ≥ i": a step needing ≥ i iterations refreshes).
 Whatever the policy, an iteration whose residual grows with a stale matrix triggers a
 refresh before the step is declared failed.
 """
@@ -81,12 +82,13 @@ class NewtonSolver:
         ``increment_weights``: the increment test measures ‖w ∘ Δx‖ (e.g. the change of
         the configuration, h²β Δq'', when the unknowns are accelerations)."""
         x = x0.copy()
-        if key != self.matrix_key:
+        if not _same_key(key, self.matrix_key):
             self.has_factor = False
             self.matrix_key = key
         policy, st = self.policy, self.stats
         need_matrix = policy in ("newton", "step") or not self.has_factor
         it, prev_norm, prev_step = 0, np.inf, np.inf
+        self.factor_age = 0  # iterations of this solve served by the current factorization (P3's NNI)
         try:
             while True:
                 c0 = time.perf_counter()
@@ -143,3 +145,11 @@ class NewtonSolver:
         self.has_factor = False
         self.last_iterations = it
         return NewtonOutcome(False, x, it, norm, chk, message)
+
+
+def _same_key(a, b):
+    """Matrix keys match; step sizes that differ by rounding only (a time grid t0 + k h
+    gives h = t_k − t_(k−1) with last-bit noise) count as the same."""
+    if isinstance(a, float) and isinstance(b, float):
+        return abs(a - b) <= 1e-9 * max(abs(a), abs(b))
+    return a == b
