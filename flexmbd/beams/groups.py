@@ -54,7 +54,20 @@ class BeamInertiaGroup:
         return _inertia.kinetic_energy(self._nodes(vb), self.N, self.w, self.Ms)
 
 
-class BeamElasticGroup(ForceGroup):
+class _ElasticBeamGroup(ForceGroup):
+    """Common part of the elastic groups: ``_forces(qe, jacobians)`` returns the internal
+    forces f = ∂V/∂Δ, their derivative K and the strain energy V first; the applied
+    generalised force is Q = −f with ∂Q/∂Δ = −K."""
+
+    def evaluate(self, qe, ve, t, jacobians=True):
+        f, K = self._forces(qe, jacobians)[:2]
+        return -f, (None if K is None else -K), None
+
+    def potential_energy(self, qe, t):
+        return float(np.sum(self._forces(qe, False)[2]))
+
+
+class BeamElasticGroup(_ElasticBeamGroup):
     """Elastic forces of two-node SE(3) beam elements (:mod:`.se3_linear`)."""
 
     kind = FrameKind
@@ -73,13 +86,6 @@ class BeamElasticGroup(ForceGroup):
         qb = qe[self.config_index]
         return _se3_linear(qb[:, :7], qb[:, 7:], self.d0, self.length, self.D, jacobians)
 
-    def evaluate(self, qe, ve, t, jacobians=True):
-        f, K, _, _ = self._forces(qe, jacobians)
-        return -f, (None if K is None else -K), None
-
-    def potential_energy(self, qe, t):
-        return float(np.sum(self._forces(qe, False)[2]))
-
     def outputs(self, qe, ve, t):
         _, _, V, sig = self._forces(qe, False)
         out = {"strain_energy": V}
@@ -88,7 +94,7 @@ class BeamElasticGroup(ForceGroup):
         return out
 
 
-class BeamElasticGroupN(ForceGroup):
+class BeamElasticGroupN(_ElasticBeamGroup):
     """Elastic forces of n-node SE(3) beam elements (Lagrange or NURBS, :mod:`.se3_beam`)."""
 
     kind = FrameKind
@@ -106,13 +112,6 @@ class BeamElasticGroupN(ForceGroup):
         qb = qe[self.config_index].reshape(len(self), self.n_nodes, 7)
         R = rotation_matrix(qb[..., 3:].reshape(-1, 4)).reshape(qb.shape[:2] + (3, 3))
         return _se3_n.internal_forces(R, qb[..., :3], self.N, self.dN, self.w, self.eps0, self.D, jacobians)
-
-    def evaluate(self, qe, ve, t, jacobians=True):
-        f, K, _ = self._forces(qe, jacobians)
-        return -f, (None if K is None else -K), None
-
-    def potential_energy(self, qe, t):
-        return float(np.sum(self._forces(qe, False)[2]))
 
     def outputs(self, qe, ve, t):
         return {"strain_energy": self._forces(qe, False)[2]}
@@ -146,7 +145,7 @@ def _rows_cols(X, G1, rows=True, cols=True):
     return X
 
 
-class R3R3ElasticGroup(ForceGroup):
+class R3R3ElasticGroup(_ElasticBeamGroup):
     """Elastic forces of two-node R³×R³ beam elements (:mod:`.r3r3`, integration full,
     reduced or hw).  Node B's rotation vector is brought onto node A's branch first; the
     forces and stiffness carry the exact chain rule of that map."""
@@ -178,13 +177,6 @@ class R3R3ElasticGroup(ForceGroup):
         K = _rows_cols(out[1], G1)
         K[:, 9:12, 9:12] += np.einsum("ni,nijl->njl", f[:, 9:12], G2)
         return fc, K, out[2]
-
-    def evaluate(self, qe, ve, t, jacobians=True):
-        f, K, _ = self._forces(qe, jacobians)
-        return -f, (None if K is None else -K), None
-
-    def potential_energy(self, qe, t):
-        return float(np.sum(self._forces(qe, False)[2]))
 
     def outputs(self, qe, ve, t):
         q2, _ = _r3r3_aligned(qe[self.config_index], 1)
