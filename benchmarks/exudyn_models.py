@@ -384,3 +384,55 @@ def cantilever(n, load_steps=10, force=(30.0, 20.0, 400.0)):
     tip = mbs.AddMarker(MarkerNodePosition(nodeNumber=nodes[-1]))
     mbs.AddLoad(LoadForceVector(markerNumber=tip, loadVector=list(map(float, force))))
     return PeerModel(SC, mbs, static_settings(load_steps), static=True, nodes=nodes)
+
+
+def double_pendulum(which="III", elements=(9, 15), t_end=0.2, h=5e-4, rho_inf=0.8):
+    """P3's spatial double pendulum (flexmbd.examples.p3_beams.double_pendulum): arm I
+    from the origin along +X, arm II from arm I's tip along +Y, each of two-node
+    ``ObjectBeamGeometricallyExact`` elements on ``NodeRigidBodyRotVecLG`` nodes with the
+    same section as flexmbd (:func:`beam_section`: stiffness, ρA and the section's ρI).
+    The nodes are Euler-parameter nodes (``NodeRigidBodyEP``): with rotation-vector
+    Lie-group nodes (``NodeRigidBodyRotVecLG``, used by the static cantilever) Exudyn
+    1.13.6's implicit dynamic solver does not converge (Newton stalls at a relative error
+    ~3e-4 in the first step, also at h/1000; the same with Newmark).  Arm II's nodes are
+    rotated by π/2 about Z (its axis is the elements' local x).
+    Spherical joints: arm I's first node to ground at the origin, arm I's last node to arm
+    II's first node (two nodes at the elbow, as in flexmbd).  Gravity −Z 9.81 as a
+    mass-proportional (distributed) load on every element.  Exudyn's generalized-α with
+    spectral radius ``rho_inf`` (not Newmark), index-3 constraints, full Newton."""
+    from flexmbd.examples import p3_beams as P
+
+    from exudyn.itemInterface import (LoadMassProportional, MarkerBodyMass, MarkerNodePosition, NodePointGround,
+                                      NodeRigidBodyEP, ObjectBeamGeometricallyExact, ObjectJointSpherical)
+
+    pm = P.double_pendulum(which, elements)
+    SC, mbs = _new_system()
+    p = pm.params
+    sec = beam_section(P.Section.rectangle(p["width"], p["width"], E=p["E"], nu=P.NU, rho=p["rho"]))
+    g = [float(x) for x in pm.model.gravity]
+
+    def arm(n, start, length, angle):
+        d = np.array([np.cos(angle), np.sin(angle), 0.0])
+        ep = [np.cos(angle / 2), 0.0, 0.0, np.sin(angle / 2)]  # rotation by ``angle`` about Z
+        L = length / n
+        nodes = [mbs.AddNode(NodeRigidBodyEP(referenceCoordinates=[*(np.asarray(start) + i * L * d), *ep]))
+                 for i in range(n + 1)]
+        for i in range(n):
+            e = mbs.AddObject(ObjectBeamGeometricallyExact(nodeNumbers=[nodes[i], nodes[i + 1]], length=L,
+                                                           sectionData=sec))
+            mbs.AddLoad(LoadMassProportional(markerNumber=mbs.AddMarker(MarkerBodyMass(bodyNumber=e)), loadVector=g))
+        return nodes
+
+    n1, n2 = elements
+    arm1 = arm(n1, (0.0, 0.0, 0.0), 0.3, 0.0)
+    arm2 = arm(n2, (0.3, 0.0, 0.0), 0.5, np.pi / 2)
+    ground = mbs.AddMarker(MarkerNodePosition(nodeNumber=mbs.AddNode(NodePointGround(referenceCoordinates=[0.0] * 3))))
+    pos = [mbs.AddMarker(MarkerNodePosition(nodeNumber=k)) for k in (arm1[0], arm1[-1], arm2[0])]
+    mbs.AddObject(ObjectJointSpherical(markerNumbers=[ground, pos[0]]))
+    mbs.AddObject(ObjectJointSpherical(markerNumbers=[pos[1], pos[2]]))
+    steps = int(round(t_end / h))
+    ss = settings(steps, h)
+    ga = ss.timeIntegration.generalizedAlpha
+    ga.useNewmark = False
+    ga.spectralRadius = float(rho_inf)
+    return PeerModel(SC, mbs, ss, nodes=arm1 + arm2, info={"elbow": n1, "tip": n1 + 1 + n2})
