@@ -5,6 +5,7 @@ import numpy as np
 from numba import njit
 
 from ..rotations import CHAT
+from .lie import rotation_matrix
 
 ZERO, POINT, VECTOR, CONSTANT = 0, 1, 2, 3
 
@@ -129,17 +130,7 @@ def frame_marker(q, u, mtype, x, J, A):
         for i in range(3):
             x[i] = u[i]
         return
-    e0, e1, e2, e3 = q[3], q[4], q[5], q[6]
-    d = e0 * e0 - (e1 * e1 + e2 * e2 + e3 * e3)
-    A[0, 0] = d + 2.0 * e1 * e1
-    A[1, 1] = d + 2.0 * e2 * e2
-    A[2, 2] = d + 2.0 * e3 * e3
-    A[0, 1] = 2.0 * (e1 * e2 - e0 * e3)
-    A[1, 0] = 2.0 * (e1 * e2 + e0 * e3)
-    A[0, 2] = 2.0 * (e1 * e3 + e0 * e2)
-    A[2, 0] = 2.0 * (e1 * e3 - e0 * e2)
-    A[1, 2] = 2.0 * (e2 * e3 - e0 * e1)
-    A[2, 1] = 2.0 * (e2 * e3 + e0 * e1)
+    rotation_matrix(q[3:7], A)
     u0, u1, u2 = u[0], u[1], u[2]
     for i in range(3):
         a0, a1, a2 = A[i, 0], A[i, 1], A[i, 2]
