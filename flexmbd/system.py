@@ -299,7 +299,7 @@ class System:
                 groups.append(GravityGroup(kind, bs, [self.dofs(b) for b in bs], model.gravity,
                                            [self.config_dofs(b) for b in bs]))
             if beams and np.any(model.gravity != 0):
-                shares = [(b, w) for b, w in nodal_weights(self, beams) if b.kind is kind]
+                shares = [(b, w) for b, w in nodal_weights(beams) if b.kind is kind]
                 if shares:
                     g = GravityGroup(kind, [b for b, _ in shares], [self.dofs(b) for b, _ in shares], model.gravity,
                                      [self.config_dofs(b) for b, _ in shares])

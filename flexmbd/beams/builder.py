@@ -313,7 +313,7 @@ def _r3r3_groups(system, specs):
     return inertia, forces
 
 
-def nodal_weights(system, specs):
+def nodal_weights(specs):
     """Nodes and their shares Σ_g w_g N_k ρA of the beams' mass (consistent nodal loads
     of the distributed weight)."""
     share = {}
