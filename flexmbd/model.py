@@ -237,9 +237,9 @@ class Model:
         name = self._name(name, "spring_damper")
         what = f"spring_damper {name!r}"
         bi, bj = self._body(i, what), self._body(j, what)
-        pi = bi.position if at_i is None else _vec3(at_i, f"{what} at_i")
-        pj = bj.position if at_j is None else _vec3(at_j, f"{what} at_j")
-        pi = np.zeros(3) if pi is None else pi
+        # ground has no centre of mass: its default point is the origin
+        pi = getattr(bi, "position", np.zeros(3)) if at_i is None else _vec3(at_i, f"{what} at_i")
+        pj = getattr(bj, "position", np.zeros(3)) if at_j is None else _vec3(at_j, f"{what} at_j")
         L = np.linalg.norm(pj - pi)
         if L < 1e-12:
             raise ModelError(f"{what}: the two attachment points coincide; its direction is undefined")

@@ -148,6 +148,10 @@ class System:
             self._remove_redundant(rank_tolerance)
         self._index_constraints()
         self._build_pattern()
+        from .compiled_assembly import compiled_assembly
+
+        #: one compiled call per group when every group has one (None: the generic path)
+        self.compiled = compiled_assembly(self)
 
     # ================================================================ layout
     def dofs(self, body, kind=None):
@@ -472,8 +476,10 @@ class System:
     def projection_matrix(self, q, t):
         """[[M, Φ_qᵀ], [Φ_q, 0]] at q (no force elements, no constraint Hessians)."""
         qe = self.extend(q)
-        blocks, jac_blocks = [], []
         zero = np.zeros(self.n_ext)
+        if self.compiled is not None:  # the Newton matrix with c_M = 1, c_D = c_K = 0
+            return self.compiled.evaluate(qe, zero, zero, np.zeros(self.m), t, 1.0, 0.0, 0.0, 1.0, True)[2]
+        blocks, jac_blocks = [], []
         for g in self.body_groups:
             qb = qe[g.config_index]
             M = g.inertia_force(qb, zero[g.dof_index], zero[g.dof_index], jacobians=True)[3]
@@ -615,6 +621,8 @@ class System:
         """
         qe, ve = self.extend(q), self.extend_velocity(v)
         ae = self.extend_velocity(a)
+        if self.compiled is not None and len(terms) == len(JACOBIAN_TERMS):
+            return self.compiled.evaluate(qe, ve, ae, lam, t, cM, cD, cK, load_factor, matrix)
         Phi = np.empty(self.m)
         vecs, blocks, jac_blocks = [], [], []
         right = self._tangent_maps(tangent) if matrix else None

@@ -1,0 +1,127 @@
+"""The compiled assembly (one call per group) gives the generic assembly's numbers."""
+import numpy as np
+import pytest
+
+import flexmbd as fm
+from flexmbd.kernels import AVAILABLE
+from flexmbd.system import System
+from test_jacobians import random_state
+
+pytestmark = pytest.mark.skipif(not AVAILABLE, reason="numba not available")
+
+
+def supported_model(kind):
+    """Every element with a compiled part: all joints and drivers, point forces (global,
+    body-fixed, time-scaled), gravity, linear and tension-only spring-damper-actuators."""
+    m = fm.Model(gravity=(0, -9.81, 0) if kind == "planar" else (0.3, -9.81, 1.2))
+    if kind == "spatial":
+        rot = fm.quaternion_from_axis_angle((1, 2, 3), 0.7)
+        a = m.rigid_body("a", mass=2.0, inertia=(0.3, 0.4, 0.5), position=(0.1, 0.2, 0.3), orientation=rot)
+        b = m.rigid_body("b", mass=1.5, inertia=[[0.3, 0.01, 0.0], [0.01, 0.2, 0.02], [0.0, 0.02, 0.25]],
+                         position=(1.0, -0.2, 0.4))
+        joints = (("spherical", dict(at=(0.5, 0, 0.3))), ("revolute", dict(at=(0.5, 0, 0.3), axis=(0, 1, 1))),
+                  ("prismatic", dict(at=(0.5, 0, 0.3), axis=(1, 0, 1))),
+                  ("cylindrical", dict(at=(0.5, 0, 0.3), axis=(1, 1, 0))),
+                  ("universal", dict(at=(0.5, 0, 0.3), axis_i=(1, 0, 0), axis_j=(0, 1, 0))),
+                  ("fixed", dict(at=(0.5, 0, 0.3))), ("point_on_line", dict(at=(0.5, 0, 0.3), axis=(0, 0, 1))),
+                  ("point_in_plane", dict(at=(0.5, 0, 0.3), normal=(0, 1, 0))),
+                  ("distance", dict(at_i=(0.1, 0.3, 0.3), at_j=(1.2, 0, 0.5))))
+        for name, opts in joints:
+            getattr(m, name)(a, b, **opts)
+            getattr(m, name)(fm.GROUND, a, **opts, name=f"{name}_ground")
+        m.rotation_driver(a, b, axis=(0, 1, 1), angle=fm.Polynomial((0.1, 0.5, -0.3)))
+        m.translation_driver(fm.GROUND, b, at=(1, 0, 0), axis=(1, 0.5, 0), displacement=fm.Polynomial((0.0, 0.2, 0.7)))
+        m.force(b, (1, 2, 3), at=(1.1, 0, 0.2), scale=fm.Polynomial((1.0, 2.0)))
+        m.force(a, (3, -1, 2), at=(0.3, 0.2, 0.1), body_fixed=True)
+        z = 1.0
+    else:
+        a = m.planar_body("a", mass=2.0, inertia=0.3, position=(0.1, 0.2), angle=0.3)
+        b = m.planar_body("b", mass=1.5, inertia=0.2, position=(1.0, -0.2), angle=-0.4)
+        for name, opts in (("revolute", dict(at=(0.5, 0))), ("prismatic", dict(at=(0.5, 0), axis=(1, 1, 0))),
+                           ("fixed", dict(at=(0.5, 0))), ("point_on_line", dict(at=(0.5, 0), axis=(1, 0, 0))),
+                           ("distance", dict(at_i=(0.1, 0.3), at_j=(1.2, 0)))):
+            getattr(m, name)(a, b, **opts)
+            getattr(m, name)(fm.GROUND, a, **opts, name=f"{name}_ground")
+        m.rotation_driver(a, b, angle=fm.Polynomial((0.1, 0.5, -0.3)))
+        m.translation_driver(fm.GROUND, b, at=(1, 0), axis=(1, 0.5, 0), displacement=fm.Polynomial((0.0, 0.2, 0.7)))
+        m.force(b, (1, 2, 0), at=(1.1, 0), scale=fm.Polynomial((1.0, 2.0)))
+        m.force(a, (3, -1, 0), at=(0.3, 0.2), body_fixed=True)
+        z = 0.0
+    m.spring_damper(a, b, at_i=(0.2, 0.1, 0), at_j=(0.9, 0.1, 0.2 * z), k=120.0, c=7.0, rest_length=0.5,
+                    actuator=fm.Polynomial((0.5, 1.0)))
+    m.spring_damper(fm.GROUND, a, at_i=(0, 0, z), k=50.0, c=3.0, tension_only=True, rest_length=0.1)
+    m.spring_damper(b, a, k=10.0, c=0.5, rest_length=0.3)
+    return m
+
+
+def _dense(A):
+    return A.toarray() if hasattr(A, "toarray") else np.asarray(A)
+
+
+def _compare(sys, seed, **coeffs):
+    rng = np.random.default_rng(seed)
+    q, v, a = random_state(sys, rng)
+    lam = rng.standard_normal(sys.m)
+    out = sys.evaluate(q, v, a, lam, 0.3, **coeffs)
+    compiled, sys.compiled = sys.compiled, None
+    try:
+        ref = sys.evaluate(q, v, a, lam, 0.3, **coeffs)
+    finally:
+        sys.compiled = compiled
+    for o, r, what in zip(out, ref, ("residual", "constraints", "matrix")):
+        if r is None:
+            assert o is None, what
+            continue
+        o, r = _dense(o), _dense(r)
+        # the same kernels, summed in the same order: equal to rounding of the products by c
+        assert np.allclose(o, r, rtol=1e-13, atol=1e-13 * np.max(np.abs(r))), what
+
+
+@pytest.mark.parametrize("kind", ["spatial", "planar"])
+@pytest.mark.parametrize("seed", range(4))
+def test_compiled_assembly_matches_generic(kind, seed):
+    sys = System(supported_model(kind), redundancy="keep")
+    assert sys.compiled is not None
+    _compare(sys, seed, cM=1.0, cD=0.3, cK=0.7)
+    _compare(sys, seed, cM=1.0, cD=0.0, cK=0.0)            # no constraint Hessians
+    _compare(sys, seed, cM=0.0, cD=0.0, cK=1.0, load_factor=0.4)   # statics
+    _compare(sys, seed, cM=1.0, cD=0.3, cK=0.7, matrix=False)
+
+
+def test_sparse_layout_matches_generic():
+    """A chain long enough for the sparse (CSR) matrix."""
+    from benchmarks.models import chain
+
+    sys = chain(30).freeze()
+    assert not sys.dense and sys.compiled is not None
+    _compare(sys, 0, cM=1.0, cD=0.2, cK=0.05)
+
+
+@pytest.mark.parametrize("kind", ["spatial", "planar"])
+def test_projection_matrix_matches_generic(kind):
+    sys = System(supported_model(kind), redundancy="keep")
+    q = random_state(sys, np.random.default_rng(1))[0]
+    out = _dense(sys.projection_matrix(q, 0.2))
+    compiled, sys.compiled = sys.compiled, None
+    ref = _dense(sys.projection_matrix(q, 0.2))
+    sys.compiled = compiled
+    assert np.allclose(out, ref, rtol=1e-14, atol=1e-14 * np.max(np.abs(ref)))
+
+
+def test_unsupported_groups_take_the_generic_path():
+    m = supported_model("spatial")
+    a, b = m.bodies[0], m.bodies[1]
+    m.spring_damper(b, a, k=0.0, rest_length=0.3, law=lambda d, r: 40 * d + 300 * d**3)
+    assert System(m, redundancy="keep").compiled is None
+
+
+def test_zero_length_spring_is_named():
+    m = fm.Model()
+    a = m.rigid_body("a", mass=1.0, inertia=(1, 1, 1), position=(1, 0, 0))
+    m.spring_damper(fm.GROUND, a, k=1.0, name="to_origin")
+    sys = m.freeze()
+    assert sys.compiled is not None
+    q = sys.q0.copy()
+    q[:3] = 0.0   # the body's centre on ground's point
+    with pytest.raises(FloatingPointError, match="to_origin"):
+        sys.evaluate(q, sys.v0, np.zeros(sys.n), np.zeros(sys.m), 0.0)
