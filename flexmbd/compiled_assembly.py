@@ -23,128 +23,142 @@ from .constraints.dot import DotConstraintGroup
 from .constraints.normalization import NormalizationGroup
 from .forces.loads import GravityGroup, PointForceGroup, _scales
 from .forces.spring_damper import SpringDamperGroup
-from .kinds import FrameKind
+from .kinds import PlanarKind, SpatialKind
 from .kernels import AVAILABLE
 
 if AVAILABLE:
     from .kernels import assembly as _k
-    from .kernels.dot import KIND_CODES
 
 
 class Unsupported(Exception):
     """A group without a compiled part: the system uses the generic path."""
 
 
-def _width(g):
-    return g.dof_index.shape[1]
+_I2, _F1, _F2 = np.zeros((0, 1), np.int64), np.zeros(0), np.zeros((0, 1))
+_I1 = np.zeros(0, np.int64)
+#: the constant arrays of an absent slot (same types as a present one's)
+_EMPTY = (
+    (_I2, _I2, _F1, np.zeros((0, 3, 3))),        # spatial bodies: config, dofs, mass, inertia
+    (_I2, _F2),                                  # planar bodies: dofs, diag(m, m, I_z)
+    (_F1, _F1), (_F1, _F1),                      # gravity: mass, g
+    (_I2, _I2, _F2, _F2, _F1, _F1, _F1, _I1),    # springs: config, dofs, u_i, u_j, k, c, l0, tension only
+    (_I2, _I2, _F2, _F2, _F1, _F1, _F1, _I1),
+    (_I2, _F2, _F2, _I1), (_I2, _F2, _F2, _I1),  # point forces: config, u, f, body-fixed
+    (_I2,),                                      # normalisation: config
+    (_I2, _F2, _I1, _I1, _F1), (_I2, _F2, _I1, _I1, _F1),  # dots: slot dofs, u, marker type, side, sign
+)
 
 
-def _body_part(g, vec, blk):
-    if type(g) is SpatialBodyGroup:
-        cfg, dof = np.ascontiguousarray(g.config_index), np.ascontiguousarray(g.dof_index)
-
-        def part(qe, ve, ae, lam, t, cM, cD, cK, matrix, hess, scale):
-            _k.spatial_bodies(cfg, dof, g.mass, g.inertia, qe, ve, ae, cM, cD, cK, matrix, vec, blk)
-        return part
-    if type(g) is PlanarBodyGroup:
-        dof, diag = np.ascontiguousarray(g.dof_index), np.ascontiguousarray(g.diag)
-
-        def part(qe, ve, ae, lam, t, cM, cD, cK, matrix, hess, scale):
-            _k.planar_bodies(dof, diag, ae, cM, matrix, vec, blk)
-        return part
-    raise Unsupported(type(g).__name__)
+def _i(x):
+    return np.ascontiguousarray(x, dtype=np.int64)
 
 
-def _force_part(g, vec, blk):
+def _f(x):
+    return np.ascontiguousarray(x, dtype=float)
+
+
+def _slot(g):
+    """(slot, constant arrays, function of t giving the time-dependent arrays) of group g."""
     kind = getattr(g, "kind", None)
-    if type(g) is SpringDamperGroup and kind.compiled and not g.law_index:
-        cfg, dof = np.ascontiguousarray(g.config_index), np.ascontiguousarray(g.dof_index)
-        kcode, names = KIND_CODES[kind.name], g.element_names
-
-        def part(qe, ve, ae, lam, t, cM, cD, cK, matrix, hess, scale):
-            fa = g._fa0 if g.constant_actuators else np.array([a.derivatives(t)[0] for a in g.actuators])
-            shortest = _k.linear_springs(kcode, cfg, dof, g.mi.u, g.mj.u, g.k, g.c, g.l0, fa, g.tension_only,
-                                         qe, ve, cD, cK, matrix, vec, blk)
-            if shortest == 0.0:
-                g.evaluate(qe, ve, t, False)  # raises the error naming the element
-        return part
-    if type(g) is PointForceGroup and kind.compiled:
-        cfg, kcode = np.ascontiguousarray(g.config_index), KIND_CODES[kind.name]
-
-        def part(qe, ve, ae, lam, t, cM, cD, cK, matrix, hess, scale):
-            s = g._s if g.constant else _scales(g.functions, t)
-            _k.point_loads(kcode, cfg, g.points.u, g.f, g.body_fixed, s, qe, scale, cK, matrix, vec, blk)
-        return part
-    if type(g) is GravityGroup and kind is not FrameKind:
-        g_vec = np.ascontiguousarray(g.g, dtype=float)
-
-        def part(qe, ve, ae, lam, t, cM, cD, cK, matrix, hess, scale):
-            _k.gravity(g.mass, g_vec, scale, matrix, vec, blk)
-        return part
-    raise Unsupported(type(g).__name__)
-
-
-def _constraint_part(g, off, vec, blk, jac):
-    n = len(g)
+    planar = kind is PlanarKind
+    if type(g) is SpatialBodyGroup:
+        return _k.S_SB, (_i(g.config_index), _i(g.dof_index), _f(g.mass), _f(g.inertia)), None
+    if type(g) is PlanarBodyGroup:
+        return _k.S_PB, (_i(g.dof_index), _f(g.diag)), None
     if type(g) is NormalizationGroup:
-        cfg = np.ascontiguousarray(g.config_index)
-
-        def part(qe, lam, t, cK, matrix, hess, Phi):
-            _k.normalization(cfg, qe, lam[off:off + n], cK, matrix, hess, Phi[off:off + n], vec, blk, jac)
-        return part
-    if type(g) is DotConstraintGroup and g.kind.compiled:
-        kcode = KIND_CODES[g.kind.name]
-        slot_dof, u, mtype = np.ascontiguousarray(g.slot_dof), g.markers.u, g.markers.mtype
-
-        def part(qe, lam, t, cK, matrix, hess, Phi):
-            if g.laws:
-                w, _, _, s, _, _ = g._time_terms(t)
-            else:
-                w, s = g.w0, g.s0
-            _k.dot_constraints(kcode, g.nv, slot_dof, u, mtype, g.side_flat, g.sign_flat, w, s, qe,
-                               lam[off:off + n], cK, matrix, hess, Phi[off:off + n], vec, blk, jac)
-        return part
+        return _k.S_NO, (_i(g.config_index),), None
+    if kind not in (SpatialKind, PlanarKind):
+        raise Unsupported(f"{type(g).__name__} of {getattr(kind, 'name', '?')} bodies")
+    if type(g) is GravityGroup:
+        return (_k.S_GP if planar else _k.S_GS), (_f(g.mass), _f(g.g)), None
+    if type(g) is SpringDamperGroup and not g.law_index:
+        def fa(t):
+            return g._fa0 if g.constant_actuators else np.array([a.derivatives(t)[0] for a in g.actuators])
+        return ((_k.S_SP if planar else _k.S_SS),
+                (_i(g.config_index), _i(g.dof_index), _f(g.mi.u), _f(g.mj.u), _f(g.k), _f(g.c), _f(g.l0),
+                 _i(g.tension_only)), fa)
+    if type(g) is PointForceGroup:
+        def scales(t):
+            return g._s if g.constant else _scales(g.functions, t)
+        return ((_k.S_PP if planar else _k.S_PS),
+                (_i(g.config_index), _f(g.points.u), _f(g.f), _i(g.body_fixed)), scales)
+    if type(g) is DotConstraintGroup:
+        def terms(t):
+            if not g.laws:
+                return g.w0, g.s0
+            w, _, _, s, _, _ = g._time_terms(t)
+            return w, s
+        return ((_k.S_DP if planar else _k.S_DS),
+                (_i(g.slot_dof), _f(g.markers.u), _i(g.markers.mtype), _i(g.side_flat), _f(g.sign_flat)), terms)
     raise Unsupported(type(g).__name__)
 
 
 class CompiledAssembly:
-    """Buffers and per-group compiled calls of one frozen system (see module docstring)."""
+    """The constant arrays of every group by slot, the layout of their contributions in
+    the assembly buffers (as the generic path concatenates them) and the functions of
+    time (actuator forces, load scales, driver terms) evaluated in Python per call."""
 
     def __init__(self, system):
         s = system
         groups = s.body_groups + s.force_groups + s.constraint_groups
-        vsize = [g.dof_index.size for g in groups]
-        bsize = [g.dof_index.size * _width(g) for g in groups]
-        jsize = [2 * g.dof_index.size for g in s.constraint_groups]
-        self.vec = np.zeros(sum(vsize))
-        self.blk = np.zeros(sum(bsize) + sum(jsize))
-        vo = np.cumsum([0] + vsize)
-        bo = np.cumsum([0] + bsize + jsize)
-        views = [(self.vec[vo[i]:vo[i + 1]], self.blk[bo[i]:bo[i + 1]]) for i in range(len(groups))]
-        nb, nf = len(s.body_groups), len(s.force_groups)
-        self.bodies = [_body_part(g, *views[i]) for i, g in enumerate(s.body_groups)]
-        self.forces = [(_force_part(g, *views[nb + i]), g.is_load) for i, g in enumerate(s.force_groups)]
-        self.constraints = []
-        for i, (g, off) in enumerate(zip(s.constraint_groups, s.constraint_offsets)):
-            j = len(groups) + i
-            jac = self.blk[bo[j]:bo[j + 1]]
-            self.constraints.append(_constraint_part(g, int(off), *views[nb + nf + i], jac))
-        self.n, self.m, self.nnz, self.dense = s.n, s.m, s.nnz, s.dense
-        self.vec_index = np.ascontiguousarray(s._vec_index)
-        self.pos = np.ascontiguousarray(s._dense_pos if s.dense else s._pos)
-        self.size = s.n + s.m
-        self.size = self.size * self.size if s.dense else s.nnz
+        ns = len(_k.SLOTS)
+        self.layout = np.full((ns, 4), -1, dtype=np.int64)
+        self.vsize = np.zeros(ns, dtype=np.int64)
+        self.bsize = np.zeros(ns, dtype=np.int64)
+        data = list(_EMPTY)
+        self.functions = [None] * ns
+        vo = bo = 0
+        jo = sum(g.dof_index.size * g.dof_index.shape[1] for g in groups)
+        rows = dict(zip(map(id, s.constraint_groups), s.constraint_offsets))
+        for g in groups:
+            slot, arrays, fun = _slot(g)
+            if self.layout[slot, 0] >= 0:
+                raise Unsupported(f"two groups in slot {_k.SLOTS[slot]}")
+            size, width = g.dof_index.size, g.dof_index.shape[1]
+            self.layout[slot, :2] = vo, bo
+            self.vsize[slot], self.bsize[slot] = size, size * width
+            if id(g) in rows:
+                self.layout[slot, 2:] = jo, rows[id(g)]
+                jo += 2 * size
+            vo += size
+            bo += size * width
+            data[slot] = arrays
+            self.functions[slot] = fun
+        self.data = tuple(data)
+        #: constraints that depend on time (drivers): Φ_t ≠ 0
+        self.rheonomic = any(getattr(g, "laws", None) for g in s.constraint_groups)
+        self.vec, self.blk = np.zeros(vo), np.zeros(jo)
+        self.n, self.m, self.dense = s.n, s.m, s.dense
+        self.n_ext = s.n_ext
+        self.ground_q = _f(s._ground_q)
+        self.vec_index = _i(s._vec_index)
+        self.pos = _i(s._dense_pos if s.dense else s._pos)
+        self.size = (s.n + s.m) ** 2 if s.dense else s.nnz
         self.pattern = s._pattern
+        self._system = s
+        self._none = (_F1, _F1, _F1, _F1, np.zeros((0, 2)), _F1, np.zeros((0, 2)), _F1)
+
+    def time_values(self, t):
+        """(f_a spatial, f_a planar, load scales spatial, planar, driver w, s spatial, w, s planar)."""
+        f = self.functions
+        if not any(f):
+            return self._none
+        out = list(self._none)
+        for slot, j in ((_k.S_SS, 0), (_k.S_SP, 1), (_k.S_PS, 2), (_k.S_PP, 3)):
+            if f[slot] is not None:
+                out[j] = _f(f[slot](t))
+        for slot, j in ((_k.S_DS, 4), (_k.S_DP, 6)):
+            if f[slot] is not None:
+                w, s = f[slot](t)
+                out[j], out[j + 1] = _f(w), _f(s)
+        return tuple(out)
 
     def evaluate(self, qe, ve, ae, lam, t, cM, cD, cK, load_factor, matrix):
-        hess = matrix and cK != 0.0
-        for part in self.bodies:
-            part(qe, ve, ae, lam, t, cM, cD, cK, matrix, hess, 1.0)
-        for part, is_load in self.forces:
-            part(qe, ve, ae, lam, t, cM, cD, cK, matrix, hess, load_factor if is_load else 1.0)
         Phi = np.empty(self.m)
-        for part in self.constraints:
-            part(qe, lam, t, cK, matrix, hess, Phi)
+        shortest = _k.evaluate_all(qe, ve, ae, _f(lam), cM, cD, cK, load_factor, matrix, self.layout, self.vsize,
+                                   self.bsize, self.vec, self.blk, Phi, self.data, self.time_values(t))
+        if shortest == 0.0:
+            self._raise_zero_length(qe, ve, t)
         F, data = _k.scatter(self.vec, self.vec_index, self.n, self.blk, self.pos, self.size, matrix)
         if not matrix:
             return F, Phi, None
@@ -154,6 +168,12 @@ class CompiledAssembly:
         A = self.pattern.copy()
         A.data = data
         return F, Phi, A
+
+    def _raise_zero_length(self, qe, ve, t):
+        for g in self._system.force_groups:
+            if type(g) is SpringDamperGroup:
+                g.evaluate(qe, ve, t, False)  # raises the error naming the element
+        raise FloatingPointError("a spring-damper has zero length: its direction is undefined")
 
 
 def compiled_assembly(system):

@@ -125,3 +125,65 @@ def test_zero_length_spring_is_named():
     q[:3] = 0.0   # the body's centre on ground's point
     with pytest.raises(FloatingPointError, match="to_origin"):
         sys.evaluate(q, sys.v0, np.zeros(sys.n), np.zeros(sys.m), 0.0)
+
+
+def _without_compiled_newton(monkeypatch):
+    from flexmbd.solvers import dynamics
+
+    monkeypatch.setattr(dynamics.CompiledNewton, "for_system", classmethod(lambda cls, *a: None))
+
+
+@pytest.mark.parametrize("refresh", ["newton", "step", 3])
+@pytest.mark.parametrize("project", [True, False])
+def test_compiled_newton_step_matches_python_newton(refresh, project, monkeypatch):
+    """Same iterates, counters and (projected) velocities as solvers/newton.py."""
+    from flexmbd.examples import slider_crank
+    from flexmbd.solvers.dynamics import CompiledNewton
+
+    m = slider_crank.build(k=2e4, c=1e3)
+    sys = m.freeze()
+    assert CompiledNewton.for_system(sys, type("N", (), {"convergence": "residual", "policy": refresh})(),
+                                     frozenset(fm.system.JACOBIAN_TERMS), False) is not None
+    opts = dict(t_end=0.5, h=0.01, refresh=refresh, project_velocities=project, system=sys)
+    fast = m.simulate(**opts)
+    with monkeypatch.context() as mp:
+        _without_compiled_newton(mp)
+        ref = m.simulate(**opts)
+    for k in ("iterations", "refreshes", "factorizations", "residual_evaluations"):
+        assert getattr(fast.newton, k) == getattr(ref.newton, k), k
+    assert np.max(np.abs(fast.q - ref.q)) < 1e-12
+    assert np.max(np.abs(fast.v - ref.v)) < 1e-10 * np.max(np.abs(ref.v))
+    # λ: the two LU implementations differ by rounding × the Newton matrix's condition
+    # number (≈ 1e6 here, constraint rows scaled by 1/β'; seen 3e-10 relative)
+    assert np.max(np.abs(fast.lam - ref.lam)) < 1e-8 * np.max(np.abs(ref.lam))
+
+
+def test_compiled_newton_with_drivers_and_gravity_matches(monkeypatch):
+    """A planar model with a driving constraint (rheonomic: the projection is done in
+    Python with Φ_t) and gravity, by generalized-α."""
+    m = fm.Model(gravity=(0, -9.81, 0))
+    crank = m.planar_body("crank", mass=1.0, inertia=0.1, position=(0.5, 0), angle=0.0)
+    rod = m.planar_body("rod", mass=2.0, inertia=0.3, position=(2.0, 0), angle=0.0)
+    m.revolute(fm.GROUND, crank, at=(0, 0))
+    m.revolute(crank, rod, at=(1, 0))
+    m.rotation_driver(fm.GROUND, crank, angle=fm.Polynomial((0.0, 2.0)))
+    m.spring_damper(fm.GROUND, rod, at_i=(3, 1, 0), at_j=(3, 0, 0), k=100.0, c=2.0)
+    for integrator, project in (("newmark", True), ("generalized-alpha", None)):
+        opts = dict(t_end=0.5, h=0.005, integrator=integrator, project_velocities=project)
+        fast = m.simulate(**opts)
+        with monkeypatch.context() as mp:
+            _without_compiled_newton(mp)
+            ref = m.simulate(**opts)
+        assert fast.newton.iterations == ref.newton.iterations
+        assert np.max(np.abs(fast.q - ref.q)) < 1e-12
+
+
+def test_compiled_newton_failure_is_diagnosed():
+    """A step that cannot converge stops the run with the worst equation named."""
+    from flexmbd.examples import slider_crank
+
+    m = slider_crank.build(k=2e4, c=1e3)
+    res = m.simulate(t_end=0.5, h=0.01, max_iter=1, max_halvings=1)
+    assert not res.success
+    assert "no convergence in 1 iterations" in res.message and "worst equation" in res.message
+    assert len(res.t) == 1   # the initial state is kept

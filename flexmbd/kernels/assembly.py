@@ -178,3 +178,235 @@ def scatter(vec, vec_index, n, blk, pos, size, matrix):
         for k in range(blk.shape[0]):
             data[pos[k]] += blk[k]
     return F[:n], data[:size]
+
+
+# ---------------------------------------------------------------------------
+# The whole evaluation in one call (fixed signature: one compiled version serves all models)
+# ---------------------------------------------------------------------------
+#: slots of :func:`evaluate_all`; ``layout[slot]`` = (vector offset, block offset, Jacobian-
+#: block offset, first constraint row), −1 when the model has no such group
+SLOTS = ("spatial_bodies", "planar_bodies", "gravity_spatial", "gravity_planar", "springs_spatial",
+         "springs_planar", "points_spatial", "points_planar", "normalization", "dots_spatial", "dots_planar")
+(S_SB, S_PB, S_GS, S_GP, S_SS, S_SP, S_PS, S_PP, S_NO, S_DS, S_DP) = range(len(SLOTS))
+
+
+@njit(cache=True)
+def _span(x, start, size):
+    return x[start:start + size]
+
+
+@njit(cache=True)
+def evaluate_all(qe, ve, ae, lam, cM, cD, cK, scale, matrix, layout, vsize, bsize, vec, blk, phi, data, tvals):
+    """Every group of a compiled system (``data``: the groups' constant arrays per slot,
+    ``tvals``: their values at the current time) into vec, blk, phi.  Returns the
+    shortest spring length (0: a spring with an undefined direction)."""
+    sb, pb, gs, gp, ss, sp, ps, pp, no, ds, dp = data
+    fa_s, fa_p, s_s, s_p, w_ds, s_ds, w_dp, s_dp = tvals
+    hess = matrix and cK != 0.0
+    shortest = np.inf
+    if layout[S_SB, 0] >= 0:
+        spatial_bodies(sb[0], sb[1], sb[2], sb[3], qe, ve, ae, cM, cD, cK, matrix,
+                       _span(vec, layout[S_SB, 0], vsize[S_SB]), _span(blk, layout[S_SB, 1], bsize[S_SB]))
+    if layout[S_PB, 0] >= 0:
+        planar_bodies(pb[0], pb[1], ae, cM, matrix, _span(vec, layout[S_PB, 0], vsize[S_PB]),
+                      _span(blk, layout[S_PB, 1], bsize[S_PB]))
+    for slot, g in ((S_GS, gs), (S_GP, gp)):
+        if layout[slot, 0] >= 0:
+            gravity(g[0], g[1], scale, matrix, _span(vec, layout[slot, 0], vsize[slot]),
+                    _span(blk, layout[slot, 1], bsize[slot]))
+    for slot, kcode, g, fa in ((S_SS, 1, ss, fa_s), (S_SP, 0, sp, fa_p)):
+        if layout[slot, 0] >= 0:
+            shortest = min(shortest, linear_springs(kcode, g[0], g[1], g[2], g[3], g[4], g[5], g[6], fa, g[7] != 0,
+                                                    qe, ve, cD, cK, matrix, _span(vec, layout[slot, 0], vsize[slot]),
+                                                    _span(blk, layout[slot, 1], bsize[slot])))
+    for slot, kcode, g, s in ((S_PS, 1, ps, s_s), (S_PP, 0, pp, s_p)):
+        if layout[slot, 0] >= 0:
+            point_loads(kcode, g[0], g[1], g[2], g[3] != 0, s, qe, scale, cK, matrix,
+                        _span(vec, layout[slot, 0], vsize[slot]), _span(blk, layout[slot, 1], bsize[slot]))
+    if layout[S_NO, 0] >= 0:
+        n, r0 = no[0].shape[0], layout[S_NO, 3]
+        normalization(no[0], qe, _span(lam, r0, n), cK, matrix, hess, _span(phi, r0, n),
+                      _span(vec, layout[S_NO, 0], vsize[S_NO]), _span(blk, layout[S_NO, 1], bsize[S_NO]),
+                      _span(blk, layout[S_NO, 2], 2 * vsize[S_NO]))
+    for slot, kcode, nv, g, w, s in ((S_DS, 1, 7, ds, w_ds, s_ds), (S_DP, 0, 3, dp, w_dp, s_dp)):
+        if layout[slot, 0] >= 0:
+            n, r0 = w.shape[0], layout[slot, 3]
+            dot_constraints(kcode, nv, g[0], g[1], g[2], g[3], g[4], w, s, qe, _span(lam, r0, n), cK, matrix, hess,
+                            _span(phi, r0, n), _span(vec, layout[slot, 0], vsize[slot]),
+                            _span(blk, layout[slot, 1], bsize[slot]), _span(blk, layout[slot, 2], 2 * vsize[slot]))
+    return shortest
+
+
+# ---------------------------------------------------------------------------
+# Dense LU with partial pivoting (small systems: a call costs less than LAPACK's wrappers)
+# ---------------------------------------------------------------------------
+@njit(cache=True)
+def lu_factor(A, piv):
+    """In place; returns False if a pivot is exactly zero (singular matrix)."""
+    N = A.shape[0]
+    for k in range(N):
+        p, big = k, abs(A[k, k])
+        for i in range(k + 1, N):
+            if abs(A[i, k]) > big:
+                p, big = i, abs(A[i, k])
+        piv[k] = p
+        if big == 0.0 or not np.isfinite(big):
+            return False
+        if p != k:
+            for j in range(N):
+                A[k, j], A[p, j] = A[p, j], A[k, j]
+        inv = 1.0 / A[k, k]
+        for i in range(k + 1, N):
+            A[i, k] *= inv
+            f = A[i, k]
+            if f != 0.0:
+                for j in range(k + 1, N):
+                    A[i, j] -= f * A[k, j]
+    return True
+
+
+@njit(cache=True)
+def lu_solve(LU, piv, b):
+    N = LU.shape[0]
+    x = b.copy()
+    for k in range(N):
+        p = piv[k]
+        if p != k:
+            x[k], x[p] = x[p], x[k]
+    for i in range(N):
+        s = x[i]
+        for j in range(i):
+            s -= LU[i, j] * x[j]
+        x[i] = s
+    for i in range(N - 1, -1, -1):
+        s = x[i]
+        for j in range(i + 1, N):
+            s -= LU[i, j] * x[j]
+        x[i] = s / LU[i, i]
+    return x
+
+
+# ---------------------------------------------------------------------------
+# One Newton solve of a time step (dense systems), as solvers.newton / solvers.dynamics
+# ---------------------------------------------------------------------------
+#: outcome codes of :func:`newton_step`
+CONVERGED, NOT_FINITE, MAX_ITER, SINGULAR, ZERO_LENGTH = 0, 1, 2, 3, 4
+
+
+@njit(cache=True)
+def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, max_iter, policy, project, ground_q, n_ext,
+                layout, vsize, bsize, vec_index, pos, vec, blk, data, tvals, LU, piv, status, stats):
+    """Newton on [F; Φ/β'] for q''_{n+1}, λ_{n+1} of one generalized-α/Newmark step.
+
+    policy: 0 full Newton, −1 refresh once per step, i ≥ 1 refresh after i iterations of
+    the step (solvers/newton.py).  status = [has factor, factor age]; stats += [iterations,
+    refreshes, factorizations, residual evaluations].  project: afterwards, project q'_{n+1}
+    onto Φ_q q' = 0 (scleronomic constraints; solvers/dynamics.py ``_project``).
+    Returns (code, x, residual 2-norm, [F; Φ], q'_{n+1}).
+    """
+    n, m = q.shape[0], lam.shape[0]
+    N = n + m
+    c1 = (1.0 - af) / (1.0 - am)
+    bp, gp = h * h * beta * c1, h * gamma * c1
+    a_base = (af * qdd - am * a) / (1.0 - am)
+    dq_base = h * v + h * h * ((0.5 - beta) * a + beta * a_base)
+    v_base = v + h * ((1.0 - gamma) * a + gamma * a_base)
+    nq = ground_q.shape[0]
+    qe = np.empty(n + nq)
+    qe[n:] = ground_q
+    ve = np.zeros(n_ext)
+    ae = np.zeros(n_ext)
+    x = np.empty(N)
+    x[:n] = qdd
+    x[n:] = lam
+    r = np.empty(N)
+    chk = np.empty(N)
+    phi = np.empty(m)
+    need = policy <= 0 or status[0] == 0
+    it = 0
+    prev = np.inf
+    status[1] = 0
+    while True:
+        for i in range(n):
+            qe[i] = q[i] + dq_base[i] + bp * x[i]
+            ve[i] = v_base[i] + gp * x[i]
+            ae[i] = x[i]
+        for attempt in range(2):
+            shortest = evaluate_all(qe, ve, ae, x[n:], 1.0, gp, bp, 1.0, need, layout, vsize, bsize, vec, blk, phi,
+                                    data, tvals)
+            stats[3] += 1
+            if shortest == 0.0:
+                return ZERO_LENGTH, x, np.nan, chk, v
+            F = np.zeros(n + 1)
+            for k in range(vec.shape[0]):
+                F[vec_index[k]] += vec[k]
+            norm = 0.0
+            for i in range(n):
+                r[i] = chk[i] = F[i]
+                norm += F[i] * F[i]
+            for i in range(m):
+                chk[n + i] = phi[i]
+                r[n + i] = phi[i] / bp
+                norm += phi[i] * phi[i]
+            norm = np.sqrt(norm)
+            if not np.isfinite(norm):
+                return NOT_FINITE, x, norm, chk, v
+            if attempt == 1 or need or norm < tol or it >= max_iter:
+                break
+            # stale factorization: refresh at this iterate if the residual grew or it is old enough
+            if not ((norm > prev and status[1] > 0) or (policy > 0 and status[1] >= policy)):
+                break
+            need = True
+        if norm < tol:
+            return CONVERGED, x, norm, chk, _velocity(project, x, v_base, gp, qe, ve, ae, n, m, layout, vsize, bsize,
+                                                      pos, vec, blk, phi, data, tvals)
+        if it >= max_iter:
+            return MAX_ITER, x, norm, chk, v
+        if need:
+            LU[:, :] = 0.0
+            flat = LU.reshape(N * N)
+            for k in range(blk.shape[0]):
+                if pos[k] < N * N:
+                    flat[pos[k]] += blk[k]
+            stats[1] += 1
+            stats[2] += 1
+            status[0] = 1
+            status[1] = 0
+            if not lu_factor(LU, piv):
+                status[0] = 0
+                return SINGULAR, x, norm, chk, v
+        dx = lu_solve(LU, piv, -r)
+        x += dx
+        it += 1
+        stats[0] += 1
+        status[1] += 1
+        prev = norm
+        need = policy == 0
+
+
+@njit(cache=True)
+def _velocity(project, x, v_base, gp, qe, ve, ae, n, m, layout, vsize, bsize, pos, vec, blk, phi, data, tvals):
+    """q'_{n+1} = v_base + γ' q''; projected mass-orthogonally onto Φ_q q' = 0 if asked:
+    [M Φ_qᵀ; Φ_q 0] [Δq'; μ] = [0; −Φ_q q'] (the Newton matrix with c_M = 1, c_D = c_K = 0)."""
+    v1 = v_base + gp * x[:n]
+    if not project or m == 0:
+        return v1
+    N = n + m
+    ve[:] = 0.0
+    ae[:] = 0.0
+    evaluate_all(qe, ve, ae, np.zeros(m), 1.0, 0.0, 0.0, 1.0, True, layout, vsize, bsize, vec, blk, phi, data, tvals)
+    A = np.zeros((N, N))
+    flat = A.reshape(N * N)
+    for k in range(blk.shape[0]):
+        if pos[k] < N * N:
+            flat[pos[k]] += blk[k]
+    rhs = np.zeros(N)
+    for i in range(m):
+        s = 0.0
+        for j in range(n):
+            s += A[n + i, j] * v1[j]
+        rhs[n + i] = -s
+    piv = np.empty(N, dtype=np.int64)
+    if not lu_factor(A, piv):
+        return v1 * np.nan
+    return v1 + lu_solve(A, piv, rhs)[:n]

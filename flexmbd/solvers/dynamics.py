@@ -19,11 +19,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..system import freeze_reporting, jacobian_terms
+from ..system import JACOBIAN_TERMS, freeze_reporting, jacobian_terms
 from .initial import assemble_positions, consistent_accelerations, project_velocities
 from .integrators import Newmark, integrator_from_name
 from ..linalg import LinearSolver
-from .newton import NewtonSolver
+from .newton import NewtonOutcome, NewtonSolver, _same_key
 
 
 class StepFailure(RuntimeError):
@@ -64,8 +64,11 @@ class DynamicsStepper:
         self.newton = newton
         self.terms = terms
         self.fd = finite_difference
+        self.compiled = CompiledNewton.for_system(system, newton, terms, finite_difference)
 
     def step(self, s: StepState, h: float):
+        if self.compiled is not None:
+            return self._finish(s, h, *self.compiled.solve(s, h, self.coeffs, self.project_velocities))
         sys, n = self.sys, self.sys.n
         am, af, beta, gamma = self.coeffs
         c1 = (1 - af) / (1 - am)
@@ -93,12 +96,27 @@ class DynamicsStepper:
             # P3's test: the change of the configuration, ‖Δq‖ = h²β' ‖Δq''‖ (multipliers not measured)
             weights = np.concatenate((np.full(n, bp), np.zeros(sys.m)))
         out = self.newton.solve(residual, np.concatenate((s.qdd, s.lam)), key=h, increment_weights=weights)
+        return self._finish(s, h, out, dq_base, v_base)
+
+    def _finish(self, s, h, out, dq_base, v_base, v1=None):
+        """The state at t + h from Newton's q''_{n+1}, λ_{n+1} (None if it failed)."""
         if not out.converged:
             return None, out
+        sys, n = self.sys, self.sys.n
+        am, af, beta, gamma = self.coeffs
+        c1 = (1 - af) / (1 - am)
+        bp, gp = h * h * beta * c1, h * gamma * c1
+        a_base = (af * s.qdd - am * s.a) / (1 - am)
+        t1 = s.t + h
         qdd, lam = out.x[:n], out.x[n:]
-        q1, v1 = sys.increment(s.q, dq_base + bp * qdd), v_base + gp * qdd
-        if self.project_velocities and sys.m:
-            v1 = self._project(q1, v1, t1)
+        q1 = sys.increment(s.q, dq_base + bp * qdd)
+        if v1 is None:  # (else: the compiled step's, projected there)
+            v1 = v_base + gp * qdd
+            if self.project_velocities and sys.m:
+                v1 = self._project(q1, v1, t1)
+        elif not np.all(np.isfinite(v1)):
+            return None, NewtonOutcome(False, out.x, out.iterations, out.residual_norm, out.residual,
+                                       "singular velocity-projection matrix")
         # R³×R³ nodes: rotation vectors back to |ψ| ≤ π, velocities/accelerations transformed
         q1, v1, (qdd, a1), _ = sys.rescale(q1, v1, (qdd, a_base + c1 * qdd))
         new = StepState(t1, q1, v1, qdd, a1, lam)
@@ -114,6 +132,73 @@ class DynamicsStepper:
         r = -(Jq @ v) - sys.constraint_time_derivative(qe, t)
         self.projector.factorize(A)
         return v + self.projector.solve(np.concatenate((np.zeros(sys.n), r)))[: sys.n]
+
+
+class CompiledNewton:
+    """The Newton iterations of a step in one compiled call (kernels/assembly.py
+    ``newton_step``): for systems with a compiled assembly and a dense Newton matrix,
+    full Jacobian and the residual test — the small rigid models, where the Python loop
+    around the evaluations costs more than the evaluations.  Same iterates, policies and
+    counters as :class:`NewtonSolver` (whose statistics it updates); the assembly/linear
+    split of the time is not measured inside.
+    """
+
+    POLICY = {"newton": 0, "step": -1}
+
+    def __init__(self, system, newton):
+        from ..kernels import assembly as k
+
+        self.k, self.sys, self.newton = k, system, newton
+        self.ca = system.compiled
+        N = system.n + system.m
+        self.LU, self.piv = np.zeros((N, N)), np.zeros(N, dtype=np.int64)
+        self.status = np.zeros(2, dtype=np.int64)
+        self.stats = np.zeros(4, dtype=np.int64)
+        self.policy = self.POLICY.get(newton.policy, newton.policy)
+
+    @classmethod
+    def for_system(cls, system, newton, terms, fd):
+        ok = (system.compiled is not None and system.dense and not fd and len(terms) == len(JACOBIAN_TERMS)
+              and newton.convergence == "residual")
+        return cls(system, newton) if ok else None
+
+    def solve(self, s, h, coeffs, project):
+        """Newton's outcome, the predictor parts q_base, q'_base and q'_{n+1} (projected if
+        ``project`` and the constraints do not depend on time; else None: the caller projects)."""
+        sys, nw, ca, k = self.sys, self.newton, self.ca, self.k
+        project = bool(project) and not ca.rheonomic
+        am, af, beta, gamma = coeffs
+        if not _same_key(h, nw.matrix_key):
+            self.status[0] = 0
+            nw.matrix_key = h
+        self.stats[:] = 0
+        t1 = s.t + h
+        code, x, norm, chk, v1 = k.newton_step(
+            s.q, s.v, s.qdd, s.a, s.lam, h, am, af, beta, gamma, nw.tol, nw.max_iter, self.policy, project, ca.ground_q,
+            ca.n_ext, ca.layout, ca.vsize, ca.bsize, ca.vec_index, ca.pos, ca.vec, ca.blk, ca.data,
+            ca.time_values(t1), self.LU, self.piv, self.status, self.stats)
+        st = nw.stats
+        st.iterations += int(self.stats[0])
+        st.refreshes += int(self.stats[1])
+        st.factorizations += int(self.stats[2])
+        st.residual_evaluations += int(self.stats[3])
+        nw.nnz = (sys.n + sys.m) ** 2
+        nw.last_iterations = it = int(self.stats[0])
+        c1 = (1 - af) / (1 - am)
+        a_base = (af * s.qdd - am * s.a) / (1 - am)
+        dq_base = h * s.v + h * h * ((0.5 - beta) * s.a + beta * a_base)
+        v_base = s.v + h * ((1 - gamma) * s.a + gamma * a_base)
+        if code == k.CONVERGED:
+            return NewtonOutcome(True, x, it, norm, chk), dq_base, v_base, (v1 if project else None)
+        if code == k.ZERO_LENGTH:
+            ca._raise_zero_length(sys.extend(s.q + dq_base + h * h * beta * c1 * x[:sys.n]), np.zeros(sys.n_ext), t1)
+        st.failures += 1
+        self.status[0] = 0
+        message = {k.NOT_FINITE: "residual is not finite", k.MAX_ITER: f"no convergence in {nw.max_iter} iterations",
+                   k.SINGULAR: "singular iteration matrix (iteration matrix is singular)"}[code]
+        if code == k.SINGULAR:
+            chk = np.full(len(x), np.nan)
+        return NewtonOutcome(False, x, it, norm, chk, message), dq_base, v_base, None
 
 
 def initial_state(system, t0=0.0, assemble=True, linear_solver="auto"):

@@ -107,6 +107,7 @@ class NewtonSolver:
                     c0 = time.perf_counter()
                     r, chk, A = problem(x, True)  # stale matrix: refresh at this iterate
                     st.assembly_seconds += time.perf_counter() - c0
+                    st.residual_evaluations += 1
                 c0 = time.perf_counter()
                 if A is not None:
                     st.refreshes += 1

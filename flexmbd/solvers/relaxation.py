@@ -117,6 +117,8 @@ class _MassDampedSystem:
     def __init__(self, system, alpha):
         self._sys = system
         self.alpha = float(alpha)
+        #: its equations are not the wrapped system's: no compiled Newton step (solvers/dynamics.py)
+        self.compiled = None
 
     def __getattr__(self, name):
         return getattr(self._sys, name)
