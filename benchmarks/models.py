@@ -70,7 +70,7 @@ def _rows(res, bodies):
 # ---------------------------------------------------------------------------
 
 
-def _slider_crank(steps, h, tol, refresh="newton"):
+def _slider_crank(steps, h, tol, refresh="newton", project=None):
     k, c = 2e4, 1e3
     key = "slider x(t) [m]"
 
@@ -97,11 +97,19 @@ def _slider_crank(steps, h, tol, refresh="newton"):
     def check(res):
         return reference(answer(res))
 
-    mode = "" if refresh == "newton" else ", modified Newton (flexmbd refresh='step'; Exudyn's default)"
-    return Benchmark(f"P1 slider-crank (k = 2e4, c = 1e3), {steps} Newmark steps of {h} s{mode}",
-                     lambda: slider_crank.build(k=k, c=c), _simulate(steps, h, refresh=refresh), check, answer, peer,
+    return Benchmark(f"P1 slider-crank (k = 2e4, c = 1e3), {steps} Newmark steps of {h} s{_mode(refresh, project)}",
+                     lambda: slider_crank.build(k=k, c=c),
+                     _simulate(steps, h, refresh=refresh, project_velocities=project), check, answer, peer,
                      peer_answer, {key: tol}, reference, steps=steps, h=h,
-                     variant=lambda f: _slider_crank(steps * f, h / f, tol, refresh), options=dict(refresh=refresh))
+                     variant=lambda f: _slider_crank(steps * f, h / f, tol, refresh, project),
+                     options=dict(refresh=refresh, project_velocities=project))
+
+
+def _mode(refresh, project):
+    """The description's note on the Newton policy and the velocity projection."""
+    kept = "one Jacobian per step" if refresh == "step" else "the Jacobian kept across steps"
+    out = "" if refresh == "newton" else f", modified Newton (flexmbd refresh={refresh!r}: {kept}; Exudyn's default)"
+    return out + (", flexmbd without its velocity projection (as Exudyn)" if project is False else "")
 
 
 # ---------------------------------------------------------------------------
@@ -206,7 +214,7 @@ def chain(n, parameterization="quaternion"):
     return m
 
 
-def _chain(n, steps, h, tol, repeat=None, refresh="newton"):
+def _chain(n, steps, h, tol, repeat=None, refresh="newton", project=None):
     kc, kt = "bar centres at t_end [m]", "tip at t_end [m]"
 
     def answer(res):
@@ -227,13 +235,13 @@ def _chain(n, steps, h, tol, repeat=None, refresh="newton"):
         return (f"completed {res.success}; tip at ({tip[0]:.4f}, {tip[1]:.4f}, {tip[2]:.4f}) m; "
                 f"lowest bar centre z {c[:, 2].min():.4f} m")
 
-    mode = "" if refresh == "newton" else ", modified Newton (flexmbd refresh='step'; Exudyn's default)"
     return Benchmark(f"chain of {n} bars, spherical joints + 3 spring-dampers each, gravity, "
-                     f"{steps} Newmark steps of {h} s{mode}",
-                     lambda: chain(n), _simulate(steps, h, refresh=refresh), check, answer, peer, peer_answer,
-                     {kc: tol, kt: tol}, repeat=repeat, family="chain" if refresh == "newton" else None, size=n,
-                     steps=steps, h=h, variant=lambda f: _chain(n, steps * f, h / f, tol, repeat, refresh),
-                     options=dict(refresh=refresh))
+                     f"{steps} Newmark steps of {h} s{_mode(refresh, project)}",
+                     lambda: chain(n), _simulate(steps, h, refresh=refresh, project_velocities=project), check,
+                     answer, peer, peer_answer, {kc: tol, kt: tol}, repeat=repeat,
+                     family="chain" if refresh == "newton" and project is None else None, size=n,
+                     steps=steps, h=h, variant=lambda f: _chain(n, steps * f, h / f, tol, repeat, refresh, project),
+                     options=dict(refresh=refresh, project_velocities=project))
 
 
 # Tolerances.  Both codes integrate the same index-3 Newmark equations; what differs is
