@@ -26,6 +26,17 @@ def _accumulate(J, sg, off, nv, JX):
 
 
 @njit(cache=True)
+def _columns(JX, cols):
+    """Indices of the non-zero columns of JX (3, m) into cols; returns their number."""
+    k = 0
+    for a in range(JX.shape[1]):
+        if JX[0, a] != 0.0 or JX[1, a] != 0.0 or JX[2, a] != 0.0:
+            cols[k] = a
+            k += 1
+    return k
+
+
+@njit(cache=True)
 def _assemble(kcode, nv, qe, slot_dof, u, mtype, side, sign, w, s, lam, hessian, phi, Jq, H):
     """kcode: PLANAR, SPATIAL or FRAME; nq = slot_dof.shape[1] configuration and nv
     increment coordinates per body (Jacobian columns)."""
@@ -42,6 +53,8 @@ def _assemble(kcode, nv, qe, slot_dof, u, mtype, side, sign, w, s, lam, hessian,
     Y = np.empty(3)
     JX = np.empty((3, m))
     JY = np.empty((3, m))
+    colsX = np.empty(m, dtype=np.int64)
+    colsY = np.empty(m, dtype=np.int64)
     for e in range(n):
         phi[e] = -s[e]
         for a in range(m):
@@ -88,12 +101,17 @@ def _assemble(kcode, nv, qe, slot_dof, u, mtype, side, sign, w, s, lam, hessian,
             if not hessian:
                 continue
             wl = wk * lam[e]
-            for a in range(m):
-                for b in range(m):
-                    t = 0.0
-                    for i in range(3):
-                        t += JX[i, a] * JY[i, b] + JY[i, a] * JX[i, b]
-                    H[e, a, b] += wl * t
+            # H += wl (JXᵀ JY + JYᵀ JX) over the columns where JX, JY have entries: a marker
+            # moves with one body, often through its rotation only (4 of 14 columns)
+            nx = _columns(JX, colsX)
+            ny = _columns(JY, colsY)
+            for ia in range(nx):
+                a = colsX[ia]
+                for ib in range(ny):
+                    b = colsY[ib]
+                    t = wl * (JX[0, a] * JY[0, b] + JX[1, a] * JY[1, b] + JX[2, a] * JY[2, b])
+                    H[e, a, b] += t
+                    H[e, b, a] += t
             for xy in range(2):
                 for ab in range(2):
                     sl = e * 8 + k * 4 + xy * 2 + ab

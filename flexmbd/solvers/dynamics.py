@@ -173,11 +173,13 @@ class CompiledNewton:
             nw.matrix_key = h
         self.stats[:] = 0
         t1 = s.t + h
+        c0 = time.perf_counter()
         code, x, norm, chk, v1 = k.newton_step(
             s.q, s.v, s.qdd, s.a, s.lam, h, am, af, beta, gamma, nw.tol, nw.max_iter, self.policy, project, ca.ground_q,
             ca.n_ext, ca.layout, ca.vsize, ca.bsize, ca.vec_index, ca.pos, ca.vec, ca.blk, ca.data,
             ca.time_values(t1), self.LU, self.piv, self.status, self.stats)
         st = nw.stats
+        st.compiled_seconds += time.perf_counter() - c0
         st.iterations += int(self.stats[0])
         st.refreshes += int(self.stats[1])
         st.factorizations += int(self.stats[2])

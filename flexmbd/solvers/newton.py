@@ -29,6 +29,9 @@ class NewtonStatistics:
     #: wall time in residual/matrix evaluation (assembly) and in factorization + solves
     assembly_seconds: float = 0.0
     linear_seconds: float = 0.0
+    #: wall time of Newton solves run whole in compiled code (solvers/dynamics.py
+    #: ``CompiledNewton``), where assembly and linear solves are not timed apart
+    compiled_seconds: float = 0.0
 
     def add(self, other):
         for k in vars(self):
@@ -98,8 +101,8 @@ class NewtonSolver:
                 norm = float(np.linalg.norm(chk))
                 if not np.isfinite(norm):
                     return self._fail(x, it, norm, chk, "residual is not finite")
-                if self.convergence == "residual" and norm < self.tol:
-                    break
+                if self.convergence == "residual" and norm < self.tol or norm == 0.0:
+                    break  # (an exactly zero residual, e.g. an unloaded structure, needs no increment test)
                 if it >= self.max_iter:
                     return self._fail(x, it, norm, chk, f"no convergence in {self.max_iter} iterations")
                 if A is None and (norm > prev_norm and self.factor_age > 0
