@@ -542,6 +542,8 @@ class System:
     def _scatter_matrix(self, data):
         N = self.n + self.m
         if self.dense:
+            if self._dense_pos is None:
+                self._dense_pos = np.append(self._keys, N * N)[self._pos]
             return np.bincount(self._dense_pos, weights=data, minlength=N * N + 1)[: N * N].reshape(N, N)
         A = self._pattern.copy()
         A.data = np.bincount(self._pos, weights=data, minlength=self.nnz + 1)[: self.nnz]
@@ -565,46 +567,73 @@ class System:
 
     # ============================================================== pattern
     def _blocks(self):
-        """(row, col) of every entry the Newton matrix receives, in evaluation order.
+        """The entries the Newton matrix receives, in evaluation order, as linear indices
+        row·N + col (−1 for entries on ground coordinates, which are dropped).
 
-        Coordinate indices of ground (≥ n in the extended vector) become −1 (dropped).
+        Returns (keys, expand): candidate keys and, for every entry in evaluation order,
+        the position of its key in ``keys``.  Elements on the same coordinates (e.g. the
+        spring-dampers and joint equations of one pair of bodies, or a body's inertia,
+        weight and normalisation) share one block of keys, so the pattern is sorted out
+        of far fewer keys than there are entries.
         """
+        N = self.n + self.m
+
         def coord(idx):
             return np.where(idx >= self.n, -1, idx)
 
-        rows, cols = [], []
-        for g in self.body_groups + self.force_groups + self.constraint_groups:
-            idx = coord(g.dof_index)
-            m = idx.shape[1]
-            rows.append(np.repeat(idx, m, axis=1).ravel())
-            cols.append(np.tile(idx, (1, m)).ravel())
+        groups = self.body_groups + self.force_groups + self.constraint_groups
+        # the distinct coordinate lists of all elements, per width
+        by_width = {}
+        for g in groups:
+            by_width.setdefault(g.dof_index.shape[1], []).append(coord(g.dof_index))
+        keys, base, which = [], {}, {}
+        size = 0
+        for w, idx in by_width.items():
+            distinct, which[w] = _unique_rows(np.concatenate(idx))
+            r = np.repeat(distinct, w, axis=1)
+            c = np.tile(distinct, (1, w))
+            keys.append(np.where((r >= 0) & (c >= 0), r.astype(np.int64) * N + c, -1).ravel())
+            base[w] = size
+            size += keys[-1].size
+        expand, start = [], dict.fromkeys(by_width, 0)
+        for g in groups:
+            e, w = g.dof_index.shape
+            rows = which[w][start[w]:start[w] + e]
+            start[w] += e
+            expand.append((base[w] + rows[:, None] * (w * w) + np.arange(w * w)).ravel())
         for g, off in zip(self.constraint_groups, self.constraint_offsets):
             idx = coord(g.dof_index)
-            r = np.broadcast_to((self.n + off + np.arange(len(g)))[:, None], idx.shape).ravel()
-            rows += [r, idx.ravel()]          # Φ_q       (lower left)
-            cols += [idx.ravel(), r]          # Φ_qᵀ      (upper right)
-        return np.concatenate(rows), np.concatenate(cols)
+            r = np.broadcast_to((self.n + off + np.arange(len(g)))[:, None], idx.shape).astype(np.int64)
+            lower = np.where(idx >= 0, r * N + idx, -1).ravel()                    # Φ_q  (lower left)
+            upper = np.where(idx >= 0, idx.astype(np.int64) * N + r, -1).ravel()   # Φ_qᵀ (upper right)
+            keys += [lower, upper]
+            expand += [size + np.arange(lower.size), size + lower.size + np.arange(upper.size)]
+            size += 2 * lower.size
+        empty = np.zeros(0, dtype=np.int64)
+        return (np.concatenate(keys) if keys else empty), (np.concatenate(expand) if expand else empty)
 
     def _build_pattern(self):
-        rows, cols = self._blocks()
+        keys, expand = self._blocks()
         N = self.n + self.m
-        keep = (rows >= 0) & (cols >= 0)
-        lin = rows[keep].astype(np.int64) * N + cols[keep]
-        uniq, pos = np.unique(lin, return_inverse=True)
+        keep = keys >= 0
+        uniq, pos = np.unique(keys[keep], return_inverse=True)
         self.nnz = len(uniq)
         # entries on ground coordinates go to one extra trash slot at the end
-        self._pos = np.full(len(rows), self.nnz)
-        self._pos[keep] = pos
+        key_pos = np.full(len(keys), self.nnz)
+        key_pos[keep] = pos.reshape(-1)
+        self._pos = key_pos[expand]
         # small systems are solved densely (linalg.DENSE_LIMIT): scatter straight into N×N
         self.dense = N <= DENSE_LIMIT
-        self._dense_pos = np.full(len(rows), N * N)
-        self._dense_pos[keep] = uniq[pos]
+        self._keys = uniq
+        self._dense_pos = np.append(uniq, N * N)[self._pos] if self.dense else None  # else made when needed
         groups = self.body_groups + self.force_groups + self.constraint_groups
         vec = np.concatenate([g.dof_index.ravel() for g in groups]) if groups else np.zeros(0, int)
         self._vec_index = np.where(vec >= self.n, self.n, vec)
-        # a CSR matrix built from sorted unique (row, col) pairs stores .data in that order
-        self._pattern = sp.csr_matrix((np.zeros(self.nnz), (uniq // N, uniq % N)), shape=(N, N))
-        assert self._pattern.nnz == self.nnz
+        # the CSR matrix of the sorted unique (row, col) pairs stores .data in that order
+        indptr = np.zeros(N + 1, dtype=int)
+        np.cumsum(np.bincount(uniq // N, minlength=N), out=indptr[1:])
+        self._pattern = sp.csr_matrix((np.zeros(self.nnz), uniq % N, indptr), shape=(N, N))
+        assert self._pattern.nnz == self.nnz and self._pattern.has_sorted_indices
 
     # ============================================================ evaluation
     def constraints(self, qe, t):
@@ -756,6 +785,18 @@ def freeze_reporting(model):
     for w in caught:
         warnings.warn(w.message, w.category, stacklevel=3)
     return system
+
+
+def _unique_rows(a):
+    """(distinct rows of the 2-d integer array a in lexicographic order, for every row of a
+    the index of its distinct row); ``np.unique(a, axis=0, return_inverse=True)``, by lexsort."""
+    order = np.lexsort(a.T[::-1])
+    b = a[order]
+    new = np.ones(len(a), dtype=bool)
+    np.any(b[1:] != b[:-1], axis=1, out=new[1:])
+    inverse = np.empty(len(a), dtype=int)
+    inverse[order] = np.cumsum(new) - 1
+    return b[new], inverse
 
 
 def _matvec(A, x):
