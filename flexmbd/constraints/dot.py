@@ -18,6 +18,7 @@ all equations.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 
@@ -106,7 +107,8 @@ class DotConstraintGroup:
         slots = [slot for eq in self.equations for term in (eq.terms + [empty, empty])[:2] for slot in term]
         side = np.array([slot[0] for slot in slots], dtype=int).reshape(n, 2, 2, 2)
         mtype = np.array([slot[1] for slot in slots], dtype=int).reshape(n, 2, 2, 2)
-        u = np.array([slot[2] for slot in slots], dtype=float).reshape(n, 2, 2, 2, 3)
+        u = np.fromiter(chain.from_iterable(slot[2] for slot in slots), dtype=float,
+                        count=3 * len(slots)).reshape(n, 2, 2, 2, 3)
         self.side = side
         self.sign = np.array([1.0, -1.0])[None, None, None, :] * (mtype != ZERO)
         self.markers = MarkerSet(kind, u.reshape(-1, 3), mtype.reshape(-1))
