@@ -30,6 +30,8 @@ if USE_KERNELS:
     from .kernels import frames as _frames
 
 ZERO, POINT, VECTOR, CONSTANT = 0, 1, 2, 3
+#: CHAT as a (48, 3) matrix: C(u) = (CHAT_ROWS u).reshape(3, 4, 4)
+_CHAT_ROWS = CHAT.reshape(48, 3)
 
 
 class SpatialKind:
@@ -205,7 +207,8 @@ class MarkerSet:
         self.const = (self.mtype == CONSTANT).astype(float)
         if kind is SpatialKind:
             # C(u)[i, j, k] with (A u)_i = C_ijk p_j p_k, zeroed for non-rotating markers
-            self.Cu = np.einsum("ijkl,nl->nijk", CHAT, self.u) * self.rot[:, None, None, None]
+            # as a product with CHAT's (48, 3) matrix (one ±1 per row: exact in any order)
+            self.Cu = (self.u @ _CHAT_ROWS.T).reshape(n, 3, 4, 4) * self.rot[:, None, None, None]
         self.n = n
 
     # ----------------------------------------------------------------- values

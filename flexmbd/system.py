@@ -38,7 +38,8 @@ from .forces.spring_damper import SpringDamperGroup
 from .forces.rotational_spring import RotationalSpringDamperGroup
 from .kinds import FrameKind, PlanarKind, RotationKind, RotationVectorKind, SpatialKind
 from .linalg import DENSE_LIMIT
-from .model import ModelError, body_position, body_rotation
+from .model import ModelError, body_position
+from .rotations import rotation_matrix
 
 #: Names of the switchable parts of the Newton matrix.  P1's M1 is everything but the
 #: spring-damper-actuator parts, M2 = "sda_stiffness" (∂Q/∂q), M3 = "sda_damping" (∂Q/∂q').
@@ -81,6 +82,7 @@ VELOCITY_NAMES = {"spatial": COORD_NAMES["spatial"], "planar": COORD_NAMES["plan
                   "r3r3": COORD_NAMES["r3r3"]}
 #: every kind, in the order of their ground slots in the extended vectors
 KIND_ORDER = (SpatialKind, PlanarKind, RotationKind, FrameKind, RotationVectorKind)
+_EYE3 = np.eye(3)
 
 
 class System:
@@ -90,13 +92,14 @@ class System:
         if not bodies:
             raise ModelError("the model has no bodies")
         # ------------------------------------------------------------- layout
+        nv = np.array([b.kind.nv for b in bodies], dtype=int)
+        nq = np.array([b.kind.nq for b in bodies], dtype=int)
+        order = np.array([b.index for b in bodies], dtype=int)
         self.offsets = np.zeros(len(bodies), dtype=int)          # velocity/increment space
         self.config_offsets = np.zeros(len(bodies), dtype=int)   # configuration space
-        n = nc = 0
-        for b in bodies:
-            self.offsets[b.index], self.config_offsets[b.index] = n, nc
-            n += b.kind.nv
-            nc += b.kind.nq
+        self.offsets[order] = np.cumsum(nv) - nv
+        self.config_offsets[order] = np.cumsum(nq) - nq
+        n, nc = int(nv.sum()), int(nq.sum())
         self.n, self.n_q = n, nc
         self.ground_offset, self.ground_config_offset = {}, {}
         for kind in KIND_ORDER:
@@ -116,13 +119,17 @@ class System:
             for kind in KIND_ORDER:
                 bs = [b for b in bodies if b.kind is kind and kind.nq != kind.nv]
                 if bs:
-                    self._lie.append((kind, np.array([self.config_dofs(b) for b in bs]),
-                                      np.array([self.dofs(b) for b in bs])))
+                    self._lie.append((kind, self.config_rows(bs, kind), self.dof_rows(bs, kind)))
         #: rescale R³×R³ rotation vectors between steps (``rescale``); False only for experiments
         self.rescale_rotations = True
         rv = [b for b in bodies if b.kind is RotationVectorKind]
-        self._psi_q = np.array([self.config_dofs(b)[3:6] for b in rv], dtype=int).reshape(-1, 3)
-        self._psi_v = np.array([self.dofs(b)[3:6] for b in rv], dtype=int).reshape(-1, 3)
+        self._psi_q = self.config_rows(rv, RotationVectorKind)[:, 3:6]
+        self._psi_v = self.dof_rows(rv, RotationVectorKind)[:, 3:6]
+        # initial rotation matrices of all bodies (model.body_rotation), one evaluation per kind
+        self._rotation0 = _initial_rotations(bodies)
+        self._position0 = np.array([b.position for b in sorted(bodies, key=lambda b: b.index)],
+                                   dtype=float).reshape(-1, 3)
+        self._kind_of = {}   # element name -> kind of the bodies it connects (_pair_kind, memoised)
         self.q0, self.v0 = self._initial_state()
 
         # ------------------------------------------------------------- groups
@@ -131,8 +138,7 @@ class System:
                           (RotationKind, RotationBodyGroup), (FrameKind, FrameBodyGroup)):
             bs = [b for b in bodies if b.kind is kind and (b.mass > 0 or np.any(b.inertia != 0))]
             if bs:
-                self.body_groups.append(cls(bs, [self.dofs(b, kind) for b in bs],
-                                            [self.config_dofs(b, kind) for b in bs]))
+                self.body_groups.append(cls(bs, self.dof_rows(bs, kind), self.config_rows(bs, kind)))
         from .beams.builder import beam_groups
 
         beams = [e for e in model.elements if e.kind == "beam"]
@@ -166,6 +172,20 @@ class System:
         if body is GROUND:
             return self.ground_config_offset[kind] + np.arange(kind.nq)
         return self.config_offsets[body.index] + np.arange(body.kind.nq)
+
+    def _rows(self, bodies, kind, offsets, ground, width):
+        index = np.fromiter((-1 if b is GROUND else b.index for b in bodies), dtype=int, count=len(bodies))
+        start = np.where(index < 0, ground[kind], offsets[index])
+        return start[:, None] + np.arange(width)
+
+    def dof_rows(self, bodies, kind):
+        """``dofs(b, kind)`` of every body of a sequence (all of ``kind`` or GROUND) as rows
+        of one (len(bodies), kind.nv) array."""
+        return self._rows(bodies, kind, self.offsets, self.ground_offset, kind.nv)
+
+    def config_rows(self, bodies, kind):
+        """``config_dofs(b, kind)`` of every body of a sequence as rows of one (len(bodies), kind.nq) array."""
+        return self._rows(bodies, kind, self.config_offsets, self.ground_config_offset, kind.nq)
 
     def extend(self, q):
         """Configuration q (n_q) with ground's fixed configurations appended (n_q_ext)."""
@@ -238,36 +258,49 @@ class System:
         return slice(o, o + b.kind.nq)
 
     def _initial_state(self):
+        """q0, v0 from the bodies' initial poses and velocities, vectorised per kind."""
         q = np.zeros(self.n_q)
         v = np.zeros(self.n)
-        for b in self.model.bodies:
-            o, oc = self.offsets[b.index], self.config_offsets[b.index]
-            if b.kind is RotationKind or b.kind is FrameKind:
-                from .rotations import rotation_matrix
-                A = rotation_matrix(b.orientation)
-                q[oc:oc + 3], q[oc + 3:oc + 7] = b.position, b.orientation
-                v[o:o + 3] = b.velocity if b.kind is RotationKind else A.T @ b.velocity  # U = Aᵀ ẋ
-                v[o + 3:o + 6] = A.T @ b.angular_velocity  # Ω = Aᵀ ω
-            elif b.kind is RotationVectorKind:
+        bodies = self.model.bodies
+        for kind in KIND_ORDER:
+            bs = [b for b in bodies if b.kind is kind]
+            if not bs:
+                continue
+            qi, vi = self.config_rows(bs, kind), self.dof_rows(bs, kind)
+            x = np.array([b.position for b in bs], dtype=float)
+            p = np.array([b.orientation for b in bs], dtype=float)
+            xd = np.array([b.velocity for b in bs], dtype=float)
+            w = np.array([b.angular_velocity for b in bs], dtype=float)
+            if kind is RotationKind or kind is FrameKind:
+                At = np.swapaxes(self._rotation0[[b.index for b in bs]], 1, 2)
+                q[qi[:, :3]], q[qi[:, 3:7]] = x, p
+                v[vi[:, :3]] = xd if kind is RotationKind else _matvec(At, xd)  # U = Aᵀ ẋ
+                v[vi[:, 3:6]] = _matvec(At, w)  # Ω = Aᵀ ω
+            elif kind is RotationVectorKind:
                 from .lie import quat_to_rotvec, so3_Tinv
-                from .rotations import rotation_matrix
-                psi = quat_to_rotvec(b.orientation)
-                q[oc:oc + 3], q[oc + 3:oc + 6] = b.position, psi
-                v[o:o + 3] = b.velocity
-                v[o + 3:o + 6] = so3_Tinv(psi) @ (rotation_matrix(b.orientation).T @ b.angular_velocity)  # T ψ̇ = Ω
-            elif b.kind is SpatialKind:
-                p = b.orientation
-                q[oc:oc + 3], q[oc + 3:oc + 7] = b.position, p
+                psi = quat_to_rotvec(p)
+                At = np.swapaxes(self._rotation0[[b.index for b in bs]], 1, 2)
+                q[qi[:, :3]], q[qi[:, 3:6]] = x, psi
+                v[vi[:, :3]] = xd
+                v[vi[:, 3:6]] = _matvec(so3_Tinv(psi), _matvec(At, w))  # T ψ̇ = Ω
+            elif kind is SpatialKind:
                 from .rotations import E_matrix
-                v[o:o + 3] = b.velocity
-                v[o + 3:o + 7] = 0.5 * E_matrix(p).T @ b.angular_velocity  # ṗ = ½ Eᵀ ω
+                q[qi[:, :3]], q[qi[:, 3:7]] = x, p
+                v[vi[:, :3]] = xd
+                v[vi[:, 3:7]] = _matvec(0.5 * np.swapaxes(E_matrix(p), 1, 2), w)  # ṗ = ½ Eᵀ ω
             else:
-                q[oc:oc + 3] = [b.position[0], b.position[1], b.orientation[0]]
-                v[o:o + 3] = [b.velocity[0], b.velocity[1], b.angular_velocity[2]]
+                q[qi] = np.column_stack([x[:, 0], x[:, 1], p[:, 0]])
+                v[vi] = np.column_stack([xd[:, 0], xd[:, 1], w[:, 2]])
         return q, v
 
     # ================================================================ groups
     def _pair_kind(self, spec):
+        kind = self._kind_of.get(spec.name)
+        if kind is None:
+            kind = self._kind_of[spec.name] = self._check_pair_kind(spec)
+        return kind
+
+    def _check_pair_kind(self, spec):
         kinds = {b.kind for b in spec.bodies if b is not GROUND}
         if len(kinds) != 1:
             names = " and a ".join(sorted(k.name for k in kinds))
@@ -280,70 +313,87 @@ class System:
                              f"({which}; joints and force elements connect bodies of one kind){hint}")
         return kinds.pop()
 
-    def _pair_dofs(self, spec, kind):
-        return np.r_[self.dofs(spec.bodies[0], kind), self.dofs(spec.bodies[1], kind)]
+    def _pair_dofs(self, specs, kind):
+        """(len(specs), 2 kind.nv): the increment indices of both bodies of every element."""
+        return np.hstack([self.dof_rows([e.bodies[0] for e in specs], kind),
+                          self.dof_rows([e.bodies[1] for e in specs], kind)])
 
-    def _pair_config(self, spec, kind):
-        return np.r_[self.config_dofs(spec.bodies[0], kind), self.config_dofs(spec.bodies[1], kind)]
+    def _pair_config(self, specs, kind):
+        """(len(specs), 2 kind.nq): the configuration indices of both bodies of every element."""
+        return np.hstack([self.config_rows([e.bodies[0] for e in specs], kind),
+                          self.config_rows([e.bodies[1] for e in specs], kind)])
+
+    def _rotation(self, body):
+        """Initial rotation matrix of a body (``model.body_rotation``, computed at freezing)."""
+        return np.eye(3) if body is GROUND else self._rotation0[body.index]
 
     def _frames(self, spec):
         bi, bj = spec.bodies
-        return (J.Frame(0, body_position(bi), body_rotation(bi)), J.Frame(1, body_position(bj), body_rotation(bj)))
+        return (J.Frame(0, body_position(bi), self._rotation(bi)), J.Frame(1, body_position(bj), self._rotation(bj)))
+
+    def _local_points(self, bodies, points):
+        """Aᵀ (x − R) of every (body, global point x) pair: the body-fixed vectors of points
+        given in the initial configuration (``Frame.point``), for all pairs at once."""
+        index = np.fromiter((-1 if b is GROUND else b.index for b in bodies), dtype=int, count=len(bodies))
+        R = np.vstack([self._position0, np.zeros((1, 3))])[index]           # ground: last row
+        At = np.swapaxes(np.concatenate([self._rotation0, _EYE3[None]])[index], 1, 2)
+        return _matvec(At, np.asarray(points, dtype=float).reshape(-1, 3) - R)
 
     def _force_groups(self, beams=()):
         from .beams.builder import nodal_weights
 
         groups = []
         model = self.model
+        gravity = bool(np.any(model.gravity != 0))
+        weights = nodal_weights(beams) if beams and gravity else []
+        # the kind of every (rotational) spring-damper, checked once, in model order
+        sda_kinds = [(e, self._pair_kind(e)) for e in model.elements if e.kind == "spring_damper"]
+        rsd_kinds = [(e, self._pair_kind(e)) for e in model.elements if e.kind == "rotational_spring_damper"]
         for kind in KIND_ORDER:
             bs = [b for b in model.bodies if b.kind is kind and b.mass > 0]
-            if bs and np.any(model.gravity != 0):
+            if bs and gravity:
                 if kind is PlanarKind and model.gravity[2] != 0:
                     raise ModelError("gravity has a z component, but planar bodies move in the x-y plane")
-                groups.append(GravityGroup(kind, bs, [self.dofs(b) for b in bs], model.gravity,
-                                           [self.config_dofs(b) for b in bs]))
-            if beams and np.any(model.gravity != 0):
-                shares = [(b, w) for b, w in nodal_weights(beams) if b.kind is kind]
+                groups.append(GravityGroup(kind, bs, self.dof_rows(bs, kind), model.gravity,
+                                           self.config_rows(bs, kind)))
+            if weights:
+                shares = [(b, w) for b, w in weights if b.kind is kind]
                 if shares:
-                    g = GravityGroup(kind, [b for b, _ in shares], [self.dofs(b) for b, _ in shares], model.gravity,
-                                     [self.config_dofs(b) for b, _ in shares])
+                    nodes = [b for b, _ in shares]
+                    g = GravityGroup(kind, nodes, self.dof_rows(nodes, kind), model.gravity,
+                                     self.config_rows(nodes, kind))
                     g.mass = np.array([m for _, m in shares])
                     g.element_names = [f"{b.name}.weight" for b, _ in shares]
                     groups.append(g)
-            sdas = [e for e in model.elements if e.kind == "spring_damper" and self._pair_kind(e) is kind]
+            sdas = [e for e, k in sda_kinds if k is kind]
             if sdas:
-                fr = [self._frames(e) for e in sdas]
                 groups.append(SpringDamperGroup(
-                    kind, [e.name for e in sdas], [self._pair_dofs(e, kind) for e in sdas],
-                    [f[0].point(e.data["at_i"])[2] for f, e in zip(fr, sdas)],
-                    [f[1].point(e.data["at_j"])[2] for f, e in zip(fr, sdas)],
+                    kind, [e.name for e in sdas], self._pair_dofs(sdas, kind),
+                    self._local_points([e.bodies[0] for e in sdas], [e.data["at_i"] for e in sdas]),
+                    self._local_points([e.bodies[1] for e in sdas], [e.data["at_j"] for e in sdas]),
                     [e.data["k"] for e in sdas], [e.data["c"] for e in sdas],
                     [e.data["rest_length"] for e in sdas], [e.data["actuator"] for e in sdas],
                     [e.data["tension_only"] for e in sdas], [e.data["law"] for e in sdas],
-                    [self._pair_config(e, kind) for e in sdas]))
-            rsds = [e for e in model.elements if e.kind == "rotational_spring_damper" and self._pair_kind(e) is kind]
+                    self._pair_config(sdas, kind)))
+            rsds = [e for e, k in rsd_kinds if k is kind]
             if rsds:
                 groups.append(RotationalSpringDamperGroup.from_specs(
-                    kind, rsds, [self._frames(e) for e in rsds], [self._pair_dofs(e, kind) for e in rsds],
-                    [self._pair_config(e, kind) for e in rsds]))
+                    kind, rsds, [self._frames(e) for e in rsds], self._pair_dofs(rsds, kind),
+                    self._pair_config(rsds, kind)))
             forces = [e for e in model.elements if e.kind == "force" and e.bodies[0].kind is kind]
             if forces:
-                us, fs = [], []
-                for e in forces:
-                    b = e.bodies[0]
-                    A = body_rotation(b)
-                    us.append(A.T @ (e.data["at"] - b.position))
-                    fs.append(e.data["force"])
-                groups.append(PointForceGroup(kind, [e.name for e in forces], [self.dofs(e.bodies[0]) for e in forces],
+                on = [e.bodies[0] for e in forces]
+                us = self._local_points(on, [e.data["at"] for e in forces])
+                fs = [e.data["force"] for e in forces]
+                groups.append(PointForceGroup(kind, [e.name for e in forces], self.dof_rows(on, kind),
                                               us, fs, [e.data["body_fixed"] for e in forces],
-                                              [e.data["scale"] for e in forces],
-                                              [self.config_dofs(e.bodies[0]) for e in forces]))
+                                              [e.data["scale"] for e in forces], self.config_rows(on, kind)))
             torques = [e for e in model.elements if e.kind == "torque" and e.bodies[0].kind is kind]
             if torques:
-                groups.append(TorqueGroup(kind, [e.name for e in torques], [self.dofs(e.bodies[0]) for e in torques],
+                on = [e.bodies[0] for e in torques]
+                groups.append(TorqueGroup(kind, [e.name for e in torques], self.dof_rows(on, kind),
                                           [e.data["torque"] for e in torques], [e.data["body_fixed"] for e in torques],
-                                          [e.data["scale"] for e in torques],
-                                          [self.config_dofs(e.bodies[0]) for e in torques]))
+                                          [e.data["scale"] for e in torques], self.config_rows(on, kind)))
         return groups
 
     def _joint_equations(self, spec, kind):
@@ -387,25 +437,27 @@ class System:
         groups = []
         spatial = [b for b in self.model.bodies if b.kind is SpatialKind]
         if spatial:
-            groups.append(NormalizationGroup(spatial, [self.dofs(b) for b in spatial],
-                                             [self.config_dofs(b) for b in spatial]))
+            groups.append(NormalizationGroup(spatial, self.dof_rows(spatial, SpatialKind),
+                                             self.config_rows(spatial, SpatialKind)))
         joint_kinds = {"spherical", "revolute", "prismatic", "cylindrical", "universal", "fixed", "point_on_line",
                        "point_in_plane", "distance", "rotation_driver", "translation_driver"}
         for kind in KIND_ORDER:
-            eqs, dofs, cfgs, laws = [], [], [], []
+            eqs, specs, counts, laws = [], [], [], []
             for spec in self.model.elements:
                 if spec.kind not in joint_kinds or self._pair_kind(spec) is not kind:
                     continue
                 new = self._joint_equations(spec, kind)
-                pd = self._pair_dofs(spec, kind)
                 if spec.kind == "rotation_driver":
                     laws.append(TimeLaw(len(eqs), angle_law(spec.data["function"])))
                 elif spec.kind == "translation_driver":
                     laws.append(TimeLaw(len(eqs), offset_law(spec.data["function"], 0.0)))
                 eqs += new
-                dofs += [pd] * len(new)
-                cfgs += [self._pair_config(spec, kind)] * len(new)
+                specs.append(spec)
+                counts.append(len(new))
             if eqs:
+                # every equation of a joint acts on the pair of bodies of that joint
+                dofs = np.repeat(self._pair_dofs(specs, kind), counts, axis=0)
+                cfgs = np.repeat(self._pair_config(specs, kind), counts, axis=0)
                 groups.append(DotConstraintGroup(kind, eqs, dofs, laws, cfgs))
         return groups
 
@@ -496,6 +548,8 @@ class System:
     def _scatter_matrix(self, data):
         N = self.n + self.m
         if self.dense:
+            if self._dense_pos is None:
+                self._dense_pos = np.append(self._keys, N * N)[self._pos]
             return np.bincount(self._dense_pos, weights=data, minlength=N * N + 1)[: N * N].reshape(N, N)
         A = self._pattern.copy()
         A.data = np.bincount(self._pos, weights=data, minlength=self.nnz + 1)[: self.nnz]
@@ -519,46 +573,73 @@ class System:
 
     # ============================================================== pattern
     def _blocks(self):
-        """(row, col) of every entry the Newton matrix receives, in evaluation order.
+        """The entries the Newton matrix receives, in evaluation order, as linear indices
+        row·N + col (−1 for entries on ground coordinates, which are dropped).
 
-        Coordinate indices of ground (≥ n in the extended vector) become −1 (dropped).
+        Returns (keys, expand): candidate keys and, for every entry in evaluation order,
+        the position of its key in ``keys``.  Elements on the same coordinates (e.g. the
+        spring-dampers and joint equations of one pair of bodies, or a body's inertia,
+        weight and normalisation) share one block of keys, so the pattern is sorted out
+        of far fewer keys than there are entries.
         """
+        N = self.n + self.m
+
         def coord(idx):
             return np.where(idx >= self.n, -1, idx)
 
-        rows, cols = [], []
-        for g in self.body_groups + self.force_groups + self.constraint_groups:
-            idx = coord(g.dof_index)
-            m = idx.shape[1]
-            rows.append(np.repeat(idx, m, axis=1).ravel())
-            cols.append(np.tile(idx, (1, m)).ravel())
+        groups = self.body_groups + self.force_groups + self.constraint_groups
+        # the distinct coordinate lists of all elements, per width
+        by_width = {}
+        for g in groups:
+            by_width.setdefault(g.dof_index.shape[1], []).append(coord(g.dof_index))
+        keys, base, which = [], {}, {}
+        size = 0
+        for w, idx in by_width.items():
+            distinct, which[w] = _unique_rows(np.concatenate(idx))
+            r = np.repeat(distinct, w, axis=1)
+            c = np.tile(distinct, (1, w))
+            keys.append(np.where((r >= 0) & (c >= 0), r.astype(np.int64) * N + c, -1).ravel())
+            base[w] = size
+            size += keys[-1].size
+        expand, start = [], dict.fromkeys(by_width, 0)
+        for g in groups:
+            e, w = g.dof_index.shape
+            rows = which[w][start[w]:start[w] + e]
+            start[w] += e
+            expand.append((base[w] + rows[:, None] * (w * w) + np.arange(w * w)).ravel())
         for g, off in zip(self.constraint_groups, self.constraint_offsets):
             idx = coord(g.dof_index)
-            r = np.broadcast_to((self.n + off + np.arange(len(g)))[:, None], idx.shape).ravel()
-            rows += [r, idx.ravel()]          # Φ_q       (lower left)
-            cols += [idx.ravel(), r]          # Φ_qᵀ      (upper right)
-        return np.concatenate(rows), np.concatenate(cols)
+            r = np.broadcast_to((self.n + off + np.arange(len(g)))[:, None], idx.shape).astype(np.int64)
+            lower = np.where(idx >= 0, r * N + idx, -1).ravel()                    # Φ_q  (lower left)
+            upper = np.where(idx >= 0, idx.astype(np.int64) * N + r, -1).ravel()   # Φ_qᵀ (upper right)
+            keys += [lower, upper]
+            expand += [size + np.arange(lower.size), size + lower.size + np.arange(upper.size)]
+            size += 2 * lower.size
+        empty = np.zeros(0, dtype=np.int64)
+        return (np.concatenate(keys) if keys else empty), (np.concatenate(expand) if expand else empty)
 
     def _build_pattern(self):
-        rows, cols = self._blocks()
+        keys, expand = self._blocks()
         N = self.n + self.m
-        keep = (rows >= 0) & (cols >= 0)
-        lin = rows[keep].astype(np.int64) * N + cols[keep]
-        uniq, pos = np.unique(lin, return_inverse=True)
+        keep = keys >= 0
+        uniq, pos = np.unique(keys[keep], return_inverse=True)
         self.nnz = len(uniq)
         # entries on ground coordinates go to one extra trash slot at the end
-        self._pos = np.full(len(rows), self.nnz)
-        self._pos[keep] = pos
+        key_pos = np.full(len(keys), self.nnz)
+        key_pos[keep] = pos.reshape(-1)
+        self._pos = key_pos[expand]
         # small systems are solved densely (linalg.DENSE_LIMIT): scatter straight into N×N
         self.dense = N <= DENSE_LIMIT
-        self._dense_pos = np.full(len(rows), N * N)
-        self._dense_pos[keep] = uniq[pos]
+        self._keys = uniq
+        self._dense_pos = np.append(uniq, N * N)[self._pos] if self.dense else None  # else made when needed
         groups = self.body_groups + self.force_groups + self.constraint_groups
         vec = np.concatenate([g.dof_index.ravel() for g in groups]) if groups else np.zeros(0, int)
         self._vec_index = np.where(vec >= self.n, self.n, vec)
-        # a CSR matrix built from sorted unique (row, col) pairs stores .data in that order
-        self._pattern = sp.csr_matrix((np.zeros(self.nnz), (uniq // N, uniq % N)), shape=(N, N))
-        assert self._pattern.nnz == self.nnz
+        # the CSR matrix of the sorted unique (row, col) pairs stores .data in that order
+        indptr = np.zeros(N + 1, dtype=int)
+        np.cumsum(np.bincount(uniq // N, minlength=N), out=indptr[1:])
+        self._pattern = sp.csr_matrix((np.zeros(self.nnz), uniq % N, indptr), shape=(N, N))
+        assert self._pattern.nnz == self.nnz and self._pattern.has_sorted_indices
 
     # ============================================================ evaluation
     def constraints(self, qe, t):
@@ -712,6 +793,41 @@ def freeze_reporting(model):
     for w in caught:
         warnings.warn(w.message, w.category, stacklevel=3)
     return system
+
+
+def _unique_rows(a):
+    """(distinct rows of the 2-d integer array a in lexicographic order, for every row of a
+    the index of its distinct row); ``np.unique(a, axis=0, return_inverse=True)``, by lexsort."""
+    order = np.lexsort(a.T[::-1])
+    b = a[order]
+    new = np.ones(len(a), dtype=bool)
+    np.any(b[1:] != b[:-1], axis=1, out=new[1:])
+    inverse = np.empty(len(a), dtype=int)
+    inverse[order] = np.cumsum(new) - 1
+    return b[new], inverse
+
+
+def _matvec(A, x):
+    """A[k] @ x[k] for stacks A (N, r, c), x (N, c) (the same rounding as one ``@`` per row)."""
+    return np.matmul(A, x[:, :, None])[:, :, 0]
+
+
+def _initial_rotations(bodies):
+    """(len(bodies), 3, 3): ``model.body_rotation`` of every body, indexed by body.index,
+    evaluated for all bodies of a parameterization at once."""
+    out = np.empty((len(bodies), 3, 3))
+    planar = [b for b in bodies if b.kind is PlanarKind]
+    spatial = [b for b in bodies if b.kind is not PlanarKind]
+    if spatial:
+        out[[b.index for b in spatial]] = rotation_matrix(np.array([b.orientation for b in spatial], dtype=float))
+    if planar:
+        th = np.array([b.orientation[0] for b in planar], dtype=float)
+        c, s = np.cos(th), np.sin(th)
+        A = np.zeros((len(planar), 3, 3))
+        A[:, 0, 0], A[:, 0, 1], A[:, 1, 0], A[:, 1, 1], A[:, 2, 2] = c, -s, s, c, 1.0
+        out[[b.index for b in planar]] = A
+    out.flags.writeable = False
+    return out
 
 
 def _gram_has_full_rank(unit_rows, tol):

@@ -265,14 +265,15 @@ def beam_groups(system, specs):
             d, nodes = spec.data, spec.bodies
             k = len(d["conn"])
             names += [f"{spec.name}.e{i}" for i in range(k)]
-            dofs += [np.concatenate([system.dofs(nodes[j]) for j in c]) for c in d["conn"]]
-            cfgs += [np.concatenate([system.config_dofs(nodes[j]) for j in c]) for c in d["conn"]]
+            dofs.append(_element_rows(system.dof_rows(nodes, nodes[0].kind), d["conn"]))
+            cfgs.append(_element_rows(system.config_rows(nodes, nodes[0].kind), d["conn"]))
             for key in ("N", "dN", "w", "length"):
                 parts[key].append(d[key])
             parts["d0" if kind == "se3-2" else "eps0"].append(d["d0" if kind == "se3-2" else "eps0"])
             parts["D"].append(np.broadcast_to(d["section"].stiffness_matrix(), (k, 6, 6)))
             parts["Ms"].append(np.broadcast_to(d["section"].inertia_matrix(), (k, 6, 6)))
         cat = {key: np.concatenate(v) for key, v in parts.items() if v}
+        dofs, cfgs = np.concatenate(dofs), np.concatenate(cfgs)
         if kind == "se3-2":
             forces.append(BeamElasticGroup(names, dofs, cfgs, cat["d0"], cat["length"], cat["D"]))
             # two Gauss points integrate the (cubic) inertia integrands of linear elements exactly
@@ -286,6 +287,12 @@ def beam_groups(system, specs):
     return inertia, forces
 
 
+def _element_rows(node_rows, conn):
+    """(elements, nodes per element × width): the rows of an element's nodes side by side."""
+    conn = np.asarray(conn, dtype=int)
+    return node_rows[conn].reshape(len(conn), -1)
+
+
 def _r3r3_groups(system, specs):
     """R³×R³ groups: one elastic group per integration mode, one inertia group."""
     from .groups import R3R3ElasticGroup, R3R3InertiaGroup
@@ -295,10 +302,10 @@ def _r3r3_groups(system, specs):
     for spec in specs:
         d, nodes = spec.data, spec.bodies
         sec = d["section"]
+        dofs = _element_rows(system.dof_rows(nodes, nodes[0].kind), d["conn"])
+        cfgs = _element_rows(system.config_rows(nodes, nodes[0].kind), d["conn"])
         for i, c in enumerate(d["conn"]):
-            rows.append(dict(name=f"{spec.name}.e{i}", mode=d["integration"],
-                             dofs=np.concatenate([system.dofs(nodes[j]) for j in c]),
-                             cfg=np.concatenate([system.config_dofs(nodes[j]) for j in c]),
+            rows.append(dict(name=f"{spec.name}.e{i}", mode=d["integration"], dofs=dofs[i], cfg=cfgs[i],
                              q_ref=d["q_ref"][i], L=d["length"][i], D=sec.stiffness_matrix(),
                              rhoA=sec.rhoA, Js=sec.inertia_matrix()[3:, 3:]))
     for mode in dict.fromkeys(r["mode"] for r in rows):

@@ -18,6 +18,7 @@ all equations.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 
@@ -101,14 +102,13 @@ class DotConstraintGroup:
             config_index = self.dof_index
         self.config_index = np.asarray(config_index, dtype=int).reshape(n, 2 * nq)
         self.laws = list(laws)
-        side = np.zeros((n, 2, 2, 2), dtype=int)
-        mtype = np.zeros((n, 2, 2, 2), dtype=int)
-        u = np.zeros((n, 2, 2, 2, 3))
-        for e, eq in enumerate(self.equations):
-            for k, term in enumerate(eq.terms):
-                for s, slot in enumerate(term):
-                    side[e, k, s // 2, s % 2], mtype[e, k, s // 2, s % 2] = slot[0], slot[1]
-                    u[e, k, s // 2, s % 2] = slot[2]
+        # the 8 slots (2 terms × X/Y × a/b) of every equation, absent terms as NO_SLOT
+        empty = [NO_SLOT] * 4
+        slots = [slot for eq in self.equations for term in (eq.terms + [empty, empty])[:2] for slot in term]
+        side = np.array([slot[0] for slot in slots], dtype=int).reshape(n, 2, 2, 2)
+        mtype = np.array([slot[1] for slot in slots], dtype=int).reshape(n, 2, 2, 2)
+        u = np.fromiter(chain.from_iterable(slot[2] for slot in slots), dtype=float,
+                        count=3 * len(slots)).reshape(n, 2, 2, 2, 3)
         self.side = side
         self.sign = np.array([1.0, -1.0])[None, None, None, :] * (mtype != ZERO)
         self.markers = MarkerSet(kind, u.reshape(-1, 3), mtype.reshape(-1))

@@ -16,6 +16,7 @@ from ..rotations import perpendicular_pair
 from .dot import NO_SLOT, Equation, const
 
 AXES = np.eye(3)
+_CONST_AXES = tuple(const(a) for a in AXES)   # the global axes as constant slots
 
 
 class Frame:
@@ -43,10 +44,11 @@ def spherical(owner, fi, fj, at, planar=False, body_frame=None):
     along body-frame increments is invariant under rigid motion of the pair (SE(3)
     bodies: the iteration matrix then changes only with the relative motion)."""
     eqs = []
+    pj, pi = fj.point(at), fi.point(at)
     for k in range(2 if planar else 3):
-        axis = const(AXES[k]) if body_frame is None else body_frame.vector(AXES[k])
+        axis = _CONST_AXES[k] if body_frame is None else body_frame.vector(AXES[k])
         where = f"{'xyz'[k]}" if body_frame is None else f"{'xyz'[k]} of body {'ij'[body_frame.side]}"
-        eqs.append(Equation(owner, f"point coincidence along {where}", [_term(fj.point(at), fi.point(at), axis)]))
+        eqs.append(Equation(owner, f"point coincidence along {where}", [_term(pj, pi, axis)]))
     return eqs
 
 

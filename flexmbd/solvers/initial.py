@@ -63,11 +63,18 @@ def assemble_positions(system, q, t=0.0, tol=1e-12, max_iter=50):
         if not np.all(np.isfinite(dq)):
             raise AssemblyError("cannot assemble the initial configuration: singular constraint Jacobian")
         q = system.increment(q, dq)
-    moved = {}
-    for b in system.model.bodies:
-        s = system.config_slice(b)
-        moved[b.name] = float(np.linalg.norm((q - q_user)[s][:2 if b.kind.name == "planar" else 3]))
-    return q, AssemblyReport(it, norm, moved)
+    return q, AssemblyReport(it, norm, _moved(system, q - q_user))
+
+
+def _moved(system, dq):
+    """Body name -> length of the position part of dq (configuration space), per kind at once."""
+    bodies = system.model.bodies
+    dist = np.zeros(len(bodies))
+    for kind in {b.kind for b in bodies}:
+        bs = [b for b in bodies if b.kind is kind]
+        rows = system.config_rows(bs, kind)[:, :2 if kind.name == "planar" else 3]
+        dist[[b.index for b in bs]] = np.linalg.norm(dq[rows], axis=1)
+    return {b.name: float(dist[b.index]) for b in bodies}
 
 
 def project_velocities(system, q, v, t=0.0):
