@@ -74,12 +74,14 @@ def _slot(g):
     if type(g) is SpringDamperGroup and not g.law_index:
         def fa(t):
             return g._fa0 if g.constant_actuators else np.array([a.derivatives(t)[0] for a in g.actuators])
+        fa.constant = g.constant_actuators
         return ((_k.S_SP if planar else _k.S_SS),
                 (_i(g.config_index), _i(g.dof_index), _f(g.mi.u), _f(g.mj.u), _f(g.k), _f(g.c), _f(g.l0),
                  _i(g.tension_only)), fa)
     if type(g) is PointForceGroup:
         def scales(t):
             return g._s if g.constant else _scales(g.functions, t)
+        scales.constant = g.constant
         return ((_k.S_PP if planar else _k.S_PS),
                 (_i(g.config_index), _f(g.points.u), _f(g.f), _i(g.body_fixed)), scales)
     if type(g) is DotConstraintGroup:
@@ -88,6 +90,7 @@ def _slot(g):
                 return g.w0, g.s0
             w, _, _, s, _, _ = g._time_terms(t)
             return w, s
+        terms.constant = not g.laws
         return ((_k.S_DP if planar else _k.S_DS),
                 (_i(g.slot_dof), _f(g.markers.u), _i(g.markers.mtype), _i(g.side_flat), _f(g.sign_flat)), terms)
     raise Unsupported(type(g).__name__)
@@ -136,21 +139,34 @@ class CompiledAssembly:
         self.size = (s.n + s.m) ** 2 if s.dense else s.nnz
         self.pattern = s._pattern
         self._system = s
-        self._none = (_F1, _F1, _F1, _F1, np.zeros((0, 2)), _F1, np.zeros((0, 2)), _F1)
+        # functions of time by position in time_values(); the constant ones evaluated once
+        const = [_F1, _F1, _F1, _F1, np.zeros((0, 2)), _F1, np.zeros((0, 2)), _F1]
+        self._varying = []
+        for slot, j in ((_k.S_SS, 0), (_k.S_SP, 1), (_k.S_PS, 2), (_k.S_PP, 3), (_k.S_DS, 4), (_k.S_DP, 6)):
+            fun = self.functions[slot]
+            if fun is None:
+                continue
+            if getattr(fun, "constant", False):
+                value = fun(0.0)
+                if j in (4, 6):
+                    const[j], const[j + 1] = _f(value[0]), _f(value[1])
+                else:
+                    const[j] = _f(value)
+            else:
+                self._varying.append((j, fun))
+        self._constant = tuple(const)
 
     def time_values(self, t):
         """(f_a spatial, f_a planar, load scales spatial, planar, driver w, s spatial, w, s planar)."""
-        f = self.functions
-        if not any(f):
-            return self._none
-        out = list(self._none)
-        for slot, j in ((_k.S_SS, 0), (_k.S_SP, 1), (_k.S_PS, 2), (_k.S_PP, 3)):
-            if f[slot] is not None:
-                out[j] = _f(f[slot](t))
-        for slot, j in ((_k.S_DS, 4), (_k.S_DP, 6)):
-            if f[slot] is not None:
-                w, s = f[slot](t)
+        if not self._varying:
+            return self._constant
+        out = list(self._constant)
+        for j, fun in self._varying:
+            if j in (4, 6):
+                w, s = fun(t)
                 out[j], out[j + 1] = _f(w), _f(s)
+            else:
+                out[j] = _f(fun(t))
         return tuple(out)
 
     def evaluate(self, qe, ve, ae, lam, t, cM, cD, cK, load_factor, matrix):

@@ -484,16 +484,20 @@ class System:
         self._index_constraints()
         if self.m == 0:
             return
-        Jq = self.constraint_jacobian(self.extend(self.q0), 0.0)
-        norms = np.sqrt(np.asarray(Jq.multiply(Jq).sum(axis=1)).ravel())
+        small = self.m <= 200   # dense arrays: scipy.sparse's overhead dominates small models
+        Jq = self.constraint_jacobian(self.extend(self.q0), 0.0, dense=small)
+        norms = np.linalg.norm(Jq, axis=1) if small else np.sqrt(np.asarray(Jq.multiply(Jq).sum(axis=1)).ravel())
         if np.any(norms == 0.0):
             i = int(np.flatnonzero(norms == 0.0)[0])
             raise ModelError(f"constraint equation {self.describe_row(self.n + i)} has a zero Jacobian "
                              "in the initial configuration; check the joint's points and axes")
-        unit = sp.diags(1.0 / norms) @ Jq
-        if self.m > 200 and _gram_has_full_rank(unit, tol):
-            return
-        rows = unit.toarray()
+        if small:
+            rows = Jq / norms[:, None]
+        else:
+            unit = sp.diags(1.0 / norms) @ Jq
+            if _gram_has_full_rank(unit, tol):
+                return
+            rows = unit.toarray()
         _, R, _ = sla.qr(rows.T, mode="economic", pivoting=True)
         d = np.abs(np.diag(R))
         rank = int(np.sum(d > tol * d[0]))
@@ -648,8 +652,8 @@ class System:
             out[off:off + len(g)] = g.evaluate(qe, t)[0]
         return out
 
-    def constraint_jacobian(self, qe, t):
-        """Φ_q as a sparse (m × n) matrix."""
+    def constraint_jacobian(self, qe, t, dense=False):
+        """Φ_q as a sparse (m × n) matrix (or a dense array)."""
         rows, cols, vals = [], [], []
         m = 0
         for g in self.constraint_groups:
@@ -659,7 +663,12 @@ class System:
             ok = idx < self.n
             rows.append(r[ok]), cols.append(idx[ok]), vals.append(Jq[ok])
             m += len(g)
-        return sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(m, self.n))
+        rows, cols, vals = np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
+        if dense:
+            out = np.zeros((m, self.n))
+            np.add.at(out, (rows, cols), vals)
+            return out
+        return sp.csr_matrix((vals, (rows, cols)), shape=(m, self.n))
 
     def constraint_time_derivative(self, qe, t):
         return np.concatenate([g.time_derivative(qe, t) for g in self.constraint_groups]) if self.m else np.zeros(0)

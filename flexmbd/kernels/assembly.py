@@ -290,7 +290,7 @@ def lu_solve(LU, piv, b):
 # One Newton solve of a time step (dense systems), as solvers.newton / solvers.dynamics
 # ---------------------------------------------------------------------------
 #: outcome codes of :func:`newton_step`
-CONVERGED, NOT_FINITE, MAX_ITER, SINGULAR, ZERO_LENGTH = 0, 1, 2, 3, 4
+CONVERGED, NOT_FINITE, MAX_ITER, SINGULAR, ZERO_LENGTH, SINGULAR_PROJECTION = 0, 1, 2, 3, 4, 5
 
 
 @njit(cache=True)
@@ -302,7 +302,8 @@ def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, max_iter, policy
     the step (solvers/newton.py).  status = [has factor, factor age]; stats += [iterations,
     refreshes, factorizations, residual evaluations].  project: afterwards, project q'_{n+1}
     onto Φ_q q' = 0 (scleronomic constraints; solvers/dynamics.py ``_project``).
-    Returns (code, x, residual 2-norm, [F; Φ], q'_{n+1}).
+    Returns (code, x, residual 2-norm, [F; Φ], q_{n+1}, q'_{n+1}, q̈-like a_{n+1}) — the
+    last three at the last iterate.
     """
     n, m = q.shape[0], lam.shape[0]
     N = n + m
@@ -336,7 +337,7 @@ def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, max_iter, policy
                                     data, tvals)
             stats[3] += 1
             if shortest == 0.0:
-                return ZERO_LENGTH, x, np.nan, chk, v
+                return ZERO_LENGTH, x, np.nan, chk, qe[:n].copy(), v, a
             F = np.zeros(n + 1)
             for k in range(vec.shape[0]):
                 F[vec_index[k]] += vec[k]
@@ -350,7 +351,7 @@ def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, max_iter, policy
                 norm += phi[i] * phi[i]
             norm = np.sqrt(norm)
             if not np.isfinite(norm):
-                return NOT_FINITE, x, norm, chk, v
+                return NOT_FINITE, x, norm, chk, qe[:n].copy(), v, a
             if attempt == 1 or need or norm < tol or it >= max_iter:
                 break
             # stale factorization: refresh at this iterate if the residual grew or it is old enough
@@ -358,10 +359,12 @@ def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, max_iter, policy
                 break
             need = True
         if norm < tol:
-            return CONVERGED, x, norm, chk, _velocity(project, x, v_base, gp, qe, ve, ae, n, m, layout, vsize, bsize,
-                                                      pos, vec, blk, phi, data, tvals)
+            v1 = _velocity(project, x, v_base, gp, qe, ve, ae, n, m, layout, vsize, bsize, pos, vec, blk, phi, data,
+                           tvals)
+            code = CONVERGED if np.all(np.isfinite(v1)) else SINGULAR_PROJECTION
+            return code, x, norm, chk, qe[:n].copy(), v1, a_base + c1 * x[:n]
         if it >= max_iter:
-            return MAX_ITER, x, norm, chk, v
+            return MAX_ITER, x, norm, chk, qe[:n].copy(), v, a
         if need:
             LU[:, :] = 0.0
             flat = LU.reshape(N * N)
@@ -374,7 +377,7 @@ def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, max_iter, policy
             status[1] = 0
             if not lu_factor(LU, piv):
                 status[0] = 0
-                return SINGULAR, x, norm, chk, v
+                return SINGULAR, x, norm, chk, qe[:n].copy(), v, a
         dx = lu_solve(LU, piv, -r)
         x += dx
         it += 1

@@ -68,7 +68,7 @@ class DynamicsStepper:
 
     def step(self, s: StepState, h: float):
         if self.compiled is not None:
-            return self._finish(s, h, *self.compiled.solve(s, h, self.coeffs, self.project_velocities))
+            return self._compiled_step(s, h)
         sys, n = self.sys, self.sys.n
         am, af, beta, gamma = self.coeffs
         c1 = (1 - af) / (1 - am)
@@ -98,7 +98,17 @@ class DynamicsStepper:
         out = self.newton.solve(residual, np.concatenate((s.qdd, s.lam)), key=h, increment_weights=weights)
         return self._finish(s, h, out, dq_base, v_base)
 
-    def _finish(self, s, h, out, dq_base, v_base, v1=None):
+    def _compiled_step(self, s, h):
+        out, q1, v1, a1 = self.compiled.solve(s, h, self.coeffs, self.project_velocities)
+        if not out.converged:
+            return None, out
+        t1 = s.t + h
+        if self.project_velocities and self.compiled.ca.rheonomic and self.sys.m:
+            v1 = self._project(q1, v1, t1)   # Φ_t ≠ 0: projected here (compiled systems need no rescaling)
+        n = self.sys.n
+        return StepState(t1, q1, v1, out.x[:n], a1, out.x[n:]), out
+
+    def _finish(self, s, h, out, dq_base, v_base):
         """The state at t + h from Newton's q''_{n+1}, λ_{n+1} (None if it failed)."""
         if not out.converged:
             return None, out
@@ -109,14 +119,9 @@ class DynamicsStepper:
         a_base = (af * s.qdd - am * s.a) / (1 - am)
         t1 = s.t + h
         qdd, lam = out.x[:n], out.x[n:]
-        q1 = sys.increment(s.q, dq_base + bp * qdd)
-        if v1 is None:  # (else: the compiled step's, projected there)
-            v1 = v_base + gp * qdd
-            if self.project_velocities and sys.m:
-                v1 = self._project(q1, v1, t1)
-        elif not np.all(np.isfinite(v1)):
-            return None, NewtonOutcome(False, out.x, out.iterations, out.residual_norm, out.residual,
-                                       "singular velocity-projection matrix")
+        q1, v1 = sys.increment(s.q, dq_base + bp * qdd), v_base + gp * qdd
+        if self.project_velocities and sys.m:
+            v1 = self._project(q1, v1, t1)
         # R³×R³ nodes: rotation vectors back to |ψ| ≤ π, velocities/accelerations transformed
         q1, v1, (qdd, a1), _ = sys.rescale(q1, v1, (qdd, a_base + c1 * qdd))
         new = StepState(t1, q1, v1, qdd, a1, lam)
@@ -163,10 +168,10 @@ class CompiledNewton:
         return cls(system, newton) if ok else None
 
     def solve(self, s, h, coeffs, project):
-        """Newton's outcome, the predictor parts q_base, q'_base and q'_{n+1} (projected if
-        ``project`` and the constraints do not depend on time; else None: the caller projects)."""
+        """Newton's outcome and q_{n+1}, q'_{n+1}, a_{n+1} at its last iterate; q'_{n+1} is
+        projected if ``project`` and the constraints do not depend on time (else the
+        caller projects)."""
         sys, nw, ca, k = self.sys, self.newton, self.ca, self.k
-        project = bool(project) and not ca.rheonomic
         am, af, beta, gamma = coeffs
         if not _same_key(h, nw.matrix_key):
             self.status[0] = 0
@@ -174,33 +179,30 @@ class CompiledNewton:
         self.stats[:] = 0
         t1 = s.t + h
         c0 = time.perf_counter()
-        code, x, norm, chk, v1 = k.newton_step(
-            s.q, s.v, s.qdd, s.a, s.lam, h, am, af, beta, gamma, nw.tol, nw.max_iter, self.policy, project, ca.ground_q,
-            ca.n_ext, ca.layout, ca.vsize, ca.bsize, ca.vec_index, ca.pos, ca.vec, ca.blk, ca.data,
-            ca.time_values(t1), self.LU, self.piv, self.status, self.stats)
-        st = nw.stats
+        code, x, norm, chk, q1, v1, a1 = k.newton_step(
+            s.q, s.v, s.qdd, s.a, s.lam, h, am, af, beta, gamma, nw.tol, nw.max_iter, self.policy,
+            bool(project) and not ca.rheonomic, ca.ground_q, ca.n_ext, ca.layout, ca.vsize, ca.bsize, ca.vec_index,
+            ca.pos, ca.vec, ca.blk, ca.data, ca.time_values(t1), self.LU, self.piv, self.status, self.stats)
+        st, counts = nw.stats, self.stats.tolist()
         st.compiled_seconds += time.perf_counter() - c0
-        st.iterations += int(self.stats[0])
-        st.refreshes += int(self.stats[1])
-        st.factorizations += int(self.stats[2])
-        st.residual_evaluations += int(self.stats[3])
+        st.iterations += counts[0]
+        st.refreshes += counts[1]
+        st.factorizations += counts[2]
+        st.residual_evaluations += counts[3]
         nw.nnz = (sys.n + sys.m) ** 2
-        nw.last_iterations = it = int(self.stats[0])
-        c1 = (1 - af) / (1 - am)
-        a_base = (af * s.qdd - am * s.a) / (1 - am)
-        dq_base = h * s.v + h * h * ((0.5 - beta) * s.a + beta * a_base)
-        v_base = s.v + h * ((1 - gamma) * s.a + gamma * a_base)
+        nw.last_iterations = counts[0]
         if code == k.CONVERGED:
-            return NewtonOutcome(True, x, it, norm, chk), dq_base, v_base, (v1 if project else None)
+            return NewtonOutcome(True, x, counts[0], norm, chk), q1, v1, a1
         if code == k.ZERO_LENGTH:
-            ca._raise_zero_length(sys.extend(s.q + dq_base + h * h * beta * c1 * x[:sys.n]), np.zeros(sys.n_ext), t1)
+            ca._raise_zero_length(sys.extend(q1), np.zeros(sys.n_ext), t1)
         st.failures += 1
         self.status[0] = 0
         message = {k.NOT_FINITE: "residual is not finite", k.MAX_ITER: f"no convergence in {nw.max_iter} iterations",
-                   k.SINGULAR: "singular iteration matrix (iteration matrix is singular)"}[code]
+                   k.SINGULAR: "singular iteration matrix (iteration matrix is singular)",
+                   k.SINGULAR_PROJECTION: "singular velocity-projection matrix"}[code]
         if code == k.SINGULAR:
             chk = np.full(len(x), np.nan)
-        return NewtonOutcome(False, x, it, norm, chk, message), dq_base, v_base, None
+        return NewtonOutcome(code == k.CONVERGED, x, counts[0], norm, chk, message), q1, v1, a1
 
 
 def initial_state(system, t0=0.0, assemble=True, linear_solver="auto"):
