@@ -2,7 +2,8 @@
 "Linear solvers").
 
     python -m benchmarks.linear_solvers --dump DIR [NAMES]   # capture one Newton matrix per benchmark
-    python -m benchmarks.linear_solvers DIR [--methods auto,banded,...]   # time them
+    python -m benchmarks.linear_solvers --grids DIR                   # + synthetic wide-band matrices
+    python -m benchmarks.linear_solvers DIR [NAMES] [--methods auto,banded,...]   # time them
 
 A captured matrix is the sixth matrix the benchmark factorizes (a Newton matrix of its
 first steps; systems of up to DENSE_LIMIT unknowns are made to assemble sparse for this).
@@ -61,6 +62,37 @@ def dump(folder, names):
         A = sp.csr_matrix(seen[-1])
         sp.save_npz(folder / f"{name}.npz", A)
         print(f"{name}: n = {A.shape[0]}, nnz = {A.nnz}", flush=True)
+
+
+def grid(m, seed=0):
+    """A saddle-point matrix of an m × m grid of 6-unknown nodes, each coupled to its four
+    neighbours by a full unsymmetric block, every fourth node held in 3 directions by
+    constraint rows (zero diagonal block).  RCM leaves a band of half-width ≈ 6 m + 6 (a
+    net, not a chain): the matrices that decide when 'auto' leaves the banded LU."""
+    rng = np.random.default_rng(seed)
+    s, nodes = 6, m * m
+    n = s * nodes
+    pairs = [(i, i) for i in range(nodes)]
+    for a in range(m):
+        for b in range(m):
+            i = a * m + b
+            if a + 1 < m:
+                pairs += [(i, i + m), (i + m, i)]
+            if b + 1 < m:
+                pairs += [(i, i + 1), (i + 1, i)]
+    i, j = np.array(pairs).T
+    k = np.arange(s)
+    rows = (s * i[:, None, None] + k[None, :, None] + 0 * k[None, None, :]).ravel()
+    cols = (s * j[:, None, None] + 0 * k[None, :, None] + k[None, None, :]).ravel()
+    K = sp.csr_matrix((rng.standard_normal(rows.size), (rows, cols)), shape=(n, n)) + 10.0 * s * sp.eye(n)
+    held = np.arange(0, nodes, 4)
+    mc = 3 * held.size
+    G = sp.csr_matrix((rng.standard_normal(mc) + 2.0, (np.arange(mc), (s * held[:, None] + np.arange(3)).ravel())),
+                      shape=(mc, n))
+    return sp.bmat([[K, G.T], [G, None]], format="csr")
+
+
+GRIDS = (6, 10, 16, 24, 32)
 
 
 def best(f, budget=0.3, most=500):
@@ -171,11 +203,17 @@ def main(argv=None):
     p.add_argument("folder", type=Path)
     p.add_argument("names", nargs="?", default=",".join(NAMES), help="comma-separated benchmark names")
     p.add_argument("--dump", action="store_true", help="capture the matrices into FOLDER")
+    p.add_argument("--grids", action="store_true", help="write the synthetic grid-M matrices into FOLDER")
     p.add_argument("--methods", default="auto,dense,banded,superlu,klu,umfpack,superlu MMD_AT_PLUS_A,"
                    "superlu NATURAL,pardiso 12+33,pardiso 22+33")
     a = p.parse_args(argv)
     names = a.names.split(",")
-    if a.dump:
+    if a.grids:
+        a.folder.mkdir(parents=True, exist_ok=True)
+        for m in GRIDS:
+            sp.save_npz(a.folder / f"grid-{m}.npz", grid(m))
+        print("names:", ",".join(f"grid-{m}" for m in GRIDS))
+    elif a.dump:
         dump(a.folder, names)
     else:
         measure(a.folder, names, a.methods.split(","))

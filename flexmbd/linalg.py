@@ -30,8 +30,10 @@ from scipy.sparse.csgraph import reverse_cuthill_mckee
 #: systems with at most this many unknowns are assembled as dense arrays (system.py)
 DENSE_LIMIT = 150
 #: 'auto' takes the banded LU when its flop count 2 n kl (kl + ku + 1) is at most this
-#: many times nnz(A): measured, banded LU beats SuperLU up to about 2000 (docs/performance.md)
-BAND_FLOPS_PER_NNZ = 1000
+#: many times nnz(A).  Measured (docs/performance.md, "Linear solvers"): banded LU beats
+#: SuperLU up to ~4500 and loses by 1.3× at ~19000; it beats KLU/UMFPACK up to ~1000.
+BAND_FLOPS_PER_NNZ = 4000
+BAND_FLOPS_PER_NNZ_KVXOPT = 1000
 #: 'auto' with kvxopt installed: KLU up to this nnz, UMFPACK above (measured on grid-like matrices)
 KLU_MAX_NNZ = 50_000
 METHODS = ("auto", "dense", "banded", "superlu", "klu", "umfpack")
@@ -93,14 +95,17 @@ class _Banded:
         self.kl = int(max(0, (r - c).max(initial=0)))
         self.ku = int(max(0, (c - r).max(initial=0)))
         # LAPACK band storage: A[i, j] at row kl + ku + i − j of a (2 kl + ku + 1) × n Fortran
-        # array; the top kl rows take the fill of the row interchanges.  It is kept here as
-        # its transpose, an n × ld C array, reused by every factorization.
-        ld = 2 * self.kl + self.ku + 1
-        self.pos = c * ld + (self.kl + self.ku + r - c)
-        self.ab = np.zeros((n, ld))
+        # array; the top kl rows take the fill of the row interchanges.  It is kept as its
+        # transpose, an n × ld C array, made at the first factorization and then reused
+        # (not before: 'auto' makes this analysis also for matrices it gives to others).
+        self.shape = (n, 2 * self.kl + self.ku + 1)
+        self.pos = c * self.shape[1] + (self.kl + self.ku + r - c)
+        self.ab = None
         self.flops = 2.0 * n * self.kl * (self.kl + self.ku + 1)
 
     def factor(self, A):
+        if self.ab is None:
+            self.ab = np.zeros(self.shape)
         ab = self.ab
         ab.fill(0.0)
         ab.ravel()[self.pos] = A.data
@@ -180,12 +185,13 @@ def _choose(A):
     dense LU up to DENSE_LIMIT unknowns and against sparse LU (nnz) above; otherwise
     dense LU up to DENSE_LIMIT, then KLU/UMFPACK when kvxopt is installed, else SuperLU."""
     n = A.shape[0]
-    band = _Banded(A)
-    if band.flops <= BAND_FLOPS_PER_NNZ * A.nnz and (n > DENSE_LIMIT or band.flops <= n ** 3 / 3):
+    band, kvx = _Banded(A), kvxopt_available()
+    limit = BAND_FLOPS_PER_NNZ_KVXOPT if kvx else BAND_FLOPS_PER_NNZ
+    if band.flops <= limit * A.nnz and (n > DENSE_LIMIT or band.flops <= n ** 3 / 3):
         return band
     if n <= DENSE_LIMIT:
         return _Dense()
-    if kvxopt_available():
+    if kvx:
         return _SuiteSparse(A, "klu" if A.nnz <= KLU_MAX_NNZ else "umfpack")
     return _SuperLU()
 

@@ -151,7 +151,8 @@ def test_auto_picks_banded_for_a_chain_and_not_for_a_wide_band():
     lin.factorize(chain)
     assert lin.used in ("banded", "superlu", "klu", "umfpack")
     band = linalg._Banded(chain)
-    expect_banded = band.flops <= linalg.BAND_FLOPS_PER_NNZ * chain.nnz
+    limit = linalg.BAND_FLOPS_PER_NNZ_KVXOPT if linalg.kvxopt_available() else linalg.BAND_FLOPS_PER_NNZ
+    expect_banded = band.flops <= limit * chain.nnz
     assert (lin.used == "banded") == expect_banded
     # a pure block chain: narrow band whatever n
     K = saddle_point(n=600, m=0, seed=14)
