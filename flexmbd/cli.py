@@ -329,6 +329,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise CLIError(f"{PROG} run: error: {exc}", 2)
     except RunError as exc:
         raise CLIError(f"{PROG} run: error: {exc}", 1)
+    except ImportError as exc:  # an optional package the model file asks for (e.g. linear_solver: klu)
+        raise CLIError(f"{PROG} run: error: {exc}", 1)
     except (CLIError, KeyboardInterrupt):
         raise
     except Exception as exc:  # noqa: BLE001 - never a traceback; this is a bug to report

@@ -1,49 +1,259 @@
-"""Linear solvers behind one interface: dense LU for small systems, SuperLU otherwise.
+"""Linear solvers of the Newton matrix behind one interface.
 
-Measured on this project's machines (../PERFORMANCE-NOTES): dense LU of 45×45 costs
-21 µs, SuperLU of 231×231 about 0.7 ms; so small rigid models use dense LU.
+Methods (``LinearSolver(method)``, model files' ``linear_solver``):
+
+``dense``    LAPACK LU with partial pivoting (dgetrf/dgetrs) of the full matrix.
+``banded``   the unknowns renumbered by reverse Cuthill–McKee, then LAPACK banded LU
+             with partial pivoting (dgbtrf/dgbtrs).  Beams and chains give bands of
+             half-width 14–28 whatever their length.
+``superlu``  SciPy's SuperLU, COLAMD column ordering.
+``klu``, ``umfpack``  SuiteSparse's KLU and UMFPACK through the optional package
+             kvxopt (``pip install kvxopt`` or ``pip install flexmbd[fast]``).
+``auto``     chosen once per sparsity pattern from a cost estimate (see ``_choose``);
+             always available with SciPy alone.
+
+The Newton matrix of a model keeps its sparsity pattern (CSR ``indptr``/``indices``)
+and changes only ``.data``; the analysis of a pattern (ordering, band, symbolic
+factorization, the choice of ``auto``) is made once and reused while the pattern is
+the same.  A matrix given as a NumPy array (systems up to ``DENSE_LIMIT`` unknowns are
+assembled dense) is always factorized densely.  Timings: docs/performance.md,
+"Linear solvers".
 """
 from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.linalg.lapack import dgetrf, dgetrs
 import scipy.sparse.linalg as spla
+from scipy.linalg.lapack import dgbtrf, dgbtrs, dgetrf, dgetrs
+from scipy.sparse.csgraph import reverse_cuthill_mckee
 
+#: systems with at most this many unknowns are assembled as dense arrays (system.py)
 DENSE_LIMIT = 150
+#: 'auto' takes the banded LU when its flop count 2 n kl (kl + ku + 1) is at most this
+#: many times nnz(A).  Measured (docs/performance.md, "Linear solvers"): banded LU beats
+#: SuperLU up to ~4500 and loses by 1.3× at ~19000; it beats KLU/UMFPACK up to ~1000.
+BAND_FLOPS_PER_NNZ = 4000
+BAND_FLOPS_PER_NNZ_KVXOPT = 1000
+#: 'auto' with kvxopt installed: KLU up to this nnz, UMFPACK above (measured on grid-like
+#: matrices: KLU faster at 16,700 nonzeros, UMFPACK from 44,000)
+KLU_MAX_NNZ = 30_000
+METHODS = ("auto", "dense", "banded", "superlu", "klu", "umfpack")
 
 
 class SingularMatrixError(np.linalg.LinAlgError):
     pass
 
 
-class LinearSolver:
-    def __init__(self, method: str = "auto"):
-        if method not in ("auto", "dense", "superlu"):
-            raise ValueError(f"unknown linear solver {method!r}: use 'auto', 'dense' or 'superlu'")
-        self.method = method
-        self._factor = None
-        self._dense = None
+def _singular():
+    return SingularMatrixError("iteration matrix is singular")
 
-    def factorize(self, A):
+
+def _kvxopt():
+    try:
+        import kvxopt
+        import kvxopt.klu
+        import kvxopt.umfpack
+    except ImportError:
+        raise ImportError("linear solvers 'klu' and 'umfpack' need the package kvxopt: "
+                          "pip install kvxopt (or pip install flexmbd[fast])") from None
+    return kvxopt
+
+
+def kvxopt_available():
+    try:
+        _kvxopt()
+    except ImportError:
+        return False
+    return True
+
+
+class _Dense:
+    name = "dense"
+
+    def factor(self, A):
+        Ad = A.toarray() if sp.issparse(A) else np.asarray(A, dtype=float)
+        lu, piv, info = dgetrf(Ad)
+        if info > 0 or not np.all(np.isfinite(lu)):
+            raise _singular()
+        self.lu, self.piv = lu, piv
+
+    def solve(self, b):
+        return dgetrs(self.lu, self.piv, b)[0]
+
+
+class _Banded:
+    """Banded LU after a reverse Cuthill–McKee renumbering of A + Aᵀ's pattern."""
+    name = "banded"
+
+    def __init__(self, A):
         n = A.shape[0]
-        dense = self.method == "dense" or (self.method == "auto" and n <= DENSE_LIMIT) or isinstance(A, np.ndarray)
-        self._dense = dense
+        S = sp.csr_matrix((np.ones(A.nnz), A.indices, A.indptr), shape=A.shape)
+        self.p = reverse_cuthill_mckee((S + S.T).tocsr(), symmetric_mode=True).astype(np.intp)
+        inv = np.empty(n, np.intp)
+        inv[self.p] = np.arange(n)
+        r = inv[np.repeat(np.arange(n), np.diff(A.indptr))]
+        c = inv[A.indices]
+        self.kl = int(max(0, (r - c).max(initial=0)))
+        self.ku = int(max(0, (c - r).max(initial=0)))
+        # LAPACK band storage: A[i, j] at row kl + ku + i − j of a (2 kl + ku + 1) × n Fortran
+        # array; the top kl rows take the fill of the row interchanges.  It is kept as its
+        # transpose, an n × ld C array, made at the first factorization and then reused
+        # (not before: 'auto' makes this analysis also for matrices it gives to others).
+        self.shape = (n, 2 * self.kl + self.ku + 1)
+        self.pos = c * self.shape[1] + (self.kl + self.ku + r - c)
+        self.ab = None
+        self.flops = 2.0 * n * self.kl * (self.kl + self.ku + 1)
+
+    def factor(self, A):
+        if self.ab is None:
+            self.ab = np.zeros(self.shape)
+        ab = self.ab
+        ab.fill(0.0)
+        ab.ravel()[self.pos] = A.data
+        lu, self.piv, info = dgbtrf(ab.T, self.kl, self.ku, overwrite_ab=1)
+        if info > 0 or not np.all(np.isfinite(lu[self.kl + self.ku])):
+            raise _singular()
+        self.lu = lu
+
+    def solve(self, b):
+        b = np.asarray(b, dtype=float)
+        y, info = dgbtrs(self.lu, self.kl, self.ku, b[self.p], self.piv)
+        x = np.empty_like(y)
+        x[self.p] = y
+        return x
+
+
+class _SuperLU:
+    name = "superlu"
+
+    def factor(self, A):
         try:
-            if dense:
-                Ad = A.toarray() if hasattr(A, "toarray") else np.asarray(A, dtype=float)
-                # LAPACK directly: scipy.linalg.lu_factor's checks cost more than a 41 × 41 LU
-                lu, piv, info = dgetrf(Ad)
-                if info != 0 or not np.isfinite(lu).all():
-                    raise SingularMatrixError("iteration matrix is singular")
-                self._factor = (lu, piv)
-            else:
-                self._factor = spla.splu(sp.csc_matrix(A), permc_spec="COLAMD")
-        except RuntimeError as exc:  # SuperLU: "Factor is exactly singular"
+            self.lu = spla.splu(A.tocsc(), permc_spec="COLAMD")
+        except RuntimeError as exc:  # "Factor is exactly singular"
             raise SingularMatrixError(str(exc)) from None
 
     def solve(self, b):
-        if self._dense:
-            x, info = dgetrs(*self._factor, b)
-            return x
+        return self.lu.solve(np.asarray(b, dtype=float))
+
+
+class _SuiteSparse:
+    """KLU or UMFPACK (kvxopt).  A's CSR arrays are the compressed columns of Aᵀ, so
+    Aᵀ is factorized without a copy and the solves are transposed; the symbolic
+    factorization is made once per pattern."""
+
+    def __init__(self, A, name):
+        kvx = _kvxopt()
+        self.name, self.matrix = name, kvx.matrix
+        self.mod = kvx.klu if name == "klu" else kvx.umfpack
+        n = A.shape[0]
+        cols = np.repeat(np.arange(n), np.diff(A.indptr))
+        self.S = kvx.spmatrix(A.data.astype(float), A.indices.tolist(), cols.tolist(), (n, n))
+        if self.S.CCS[0].size[0] != n + 1 or len(self.S.V) != A.nnz:
+            raise ValueError("kvxopt changed the matrix's pattern")
+        self.Fs = self.mod.symbolic(self.S)
+
+    def factor(self, A):
+        if not np.all(np.isfinite(A.data)):
+            raise _singular()
+        self.S.V = self.matrix(A.data.astype(float))
+        try:
+            self.Fn = self.mod.numeric(self.S, self.Fs)
+        except ArithmeticError:
+            raise _singular() from None
+        self.A = A
+
+    def _solve(self, b):
+        B = self.matrix(np.asfortranarray(b.reshape(len(b), -1)))
+        if self.name == "klu":
+            self.mod.solve(self.S, self.Fs, self.Fn, B, trans="T")
+        else:
+            self.mod.solve(self.S, self.Fn, B, trans="T")
+        return np.array(B).reshape(b.shape)
+
+    def solve(self, b):
+        b = np.asarray(b, dtype=float)
+        x = self._solve(b)
+        if self.name == "klu":
+            # KLU's threshold pivoting (a pivot down to 0.001 of its column's largest entry)
+            # leaves backward errors up to ~1e3 ε on saddle-point matrices; one step of
+            # iterative refinement brings them to the ε of partial pivoting
+            x += self._solve(b - self.A @ x)
+        return x
+
+
+def _choose(A):
+    """'auto' for a sparse pattern: the banded LU when its flop count is small, against
+    dense LU up to DENSE_LIMIT unknowns and against sparse LU (nnz) above; otherwise
+    dense LU up to DENSE_LIMIT, then KLU/UMFPACK when kvxopt is installed, else SuperLU."""
+    n = A.shape[0]
+    band, kvx = _Banded(A), kvxopt_available()
+    limit = BAND_FLOPS_PER_NNZ_KVXOPT if kvx else BAND_FLOPS_PER_NNZ
+    if band.flops <= limit * A.nnz and (n > DENSE_LIMIT or band.flops <= n ** 3 / 3):
+        return band
+    if n <= DENSE_LIMIT:
+        return _Dense()
+    if kvx:
+        return _SuiteSparse(A, "klu" if A.nnz <= KLU_MAX_NNZ else "umfpack")
+    return _SuperLU()
+
+
+class LinearSolver:
+    """``factorize(A)`` then any number of ``solve(b)``; see the module's docstring."""
+
+    def __init__(self, method: str = "auto"):
+        if method not in METHODS:
+            raise ValueError(f"unknown linear solver {method!r}: use one of {', '.join(map(repr, METHODS))}")
+        if method in ("klu", "umfpack"):
+            _kvxopt()  # a missing package is reported here, not at the first factorization
+        self.method = method
+        self.analyses = 0      # analyses of a new sparsity pattern made so far
+        self.used = None       # the method of the last factorization ('auto' resolved)
+        self._pattern = None   # (shape, indptr, indices) of the analysed pattern
+        self._plan = None      # its backend, with the analysis
+        self._factor = None
+
+    def _analyse(self, A):
+        m = self.method
+        if m == "auto":
+            return _choose(A)
+        if m == "dense":
+            return _Dense()
+        if m == "banded":
+            return _Banded(A)
+        if m == "superlu":
+            return _SuperLU()
+        return _SuiteSparse(A, m)
+
+    def _same_pattern(self, A):
+        if self._pattern is None:
+            return False
+        shape, indptr, indices = self._pattern
+        return A.shape == shape and np.array_equal(A.indptr, indptr) and np.array_equal(A.indices, indices)
+
+    def factorize(self, A):
+        if A.shape[0] != A.shape[1]:
+            raise ValueError(f"linear solver needs a square matrix, got shape {A.shape}")
+        if not sp.issparse(A):
+            plan = _Dense()
+        else:
+            if A.format != "csr":
+                A = A.tocsr()
+            if not A.has_canonical_format:
+                A = A.copy()
+                A.sum_duplicates()
+            if not self._same_pattern(A):
+                self._plan = None
+                self._plan = self._analyse(A)
+                self._pattern = (A.shape, A.indptr.copy(), A.indices.copy())
+                self.analyses += 1
+            plan = self._plan
+        self._factor = None
+        if sp.issparse(A) and not np.all(np.isfinite(A.data)):
+            raise _singular()
+        plan.factor(A)
+        self._factor, self.used = plan, plan.name
+
+    def solve(self, b):
+        if self._factor is None:
+            raise RuntimeError("solve() before a successful factorize()")
         return self._factor.solve(b)

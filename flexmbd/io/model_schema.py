@@ -796,6 +796,11 @@ def _refresh_tag(v):
     return None
 
 
+#: flexmbd.linalg.METHODS ('klu' and 'umfpack' need the optional package kvxopt)
+LinearSolverName = Literal["auto", "dense", "banded", "superlu", "klu", "umfpack"]
+LINEAR_SOLVER_DESCRIPTION = ("linear solver of the Newton matrix: auto (chosen from the sparsity pattern), dense, "
+                             "banded, superlu, or klu / umfpack (need the package kvxopt)")
+
 Refresh = Annotated[
     Union[Annotated[Literal["newton", "step"], Tag("<policy>")], Annotated[int, Field(ge=1), Tag("<every>")]],
     Discriminator(_refresh_tag, custom_error_type="refresh",
@@ -823,7 +828,7 @@ class Solver(_Base):
         "newton", description="Jacobian refresh: newton (every iteration), step (once a step), or an integer i")
     convergence: Literal["residual", "increment"] = Field("residual", description="Newton convergence test")
     max_halvings: int = Field(4, ge=0, le=20, description="times a failed step is halved before the run stops")
-    linear_solver: Literal["auto", "dense", "superlu"] = Field("auto", description="linear solver of the Newton matrix")
+    linear_solver: LinearSolverName = Field("auto", description=LINEAR_SOLVER_DESCRIPTION)
     assemble: bool = Field(True, description="assemble the initial configuration (project positions and velocities onto the constraints)")
     redundancy: Literal["remove", "keep"] = Field("remove", description="remove redundant constraint equations (with a warning) or keep them")
 
@@ -869,7 +874,7 @@ class StaticSolver(_Base):
     max_cuts: int = Field(4, ge=0, le=20, description="times a failed load step is halved before the analysis stops")
     jacobian: str = Field("full", max_length=200, description='Newton matrix: "full" or P1 parts such as "M1+M2"')
     time: float = Field(0.0, ge=0, description="time at which drivers and time functions are evaluated [s]")
-    linear_solver: Literal["auto", "dense", "superlu"] = Field("auto", description="linear solver of the Newton matrix")
+    linear_solver: LinearSolverName = Field("auto", description=LINEAR_SOLVER_DESCRIPTION)
     assemble: bool = Field(True, description="assemble the initial configuration first")
     redundancy: Literal["remove", "keep"] = Field("remove", description="remove redundant constraint equations (with a warning) or keep them")
 
