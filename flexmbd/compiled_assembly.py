@@ -45,7 +45,8 @@ _EMPTY = (
     (_I2, _I2, _F2, _F2, _F1, _F1, _F1, _I1),
     (_I2, _F2, _F2, _I1), (_I2, _F2, _F2, _I1),  # point forces: config, u, f, body-fixed
     (_I2,),                                      # normalisation: config
-    (_I2, _F2, _I1, _I1, _F1), (_I2, _F2, _I1, _I1, _F1),  # dots: slot dofs, u, marker type, side, sign
+    # dots: slot dofs, u, marker type, side, sign, marker tensors C(u)
+    (_I2, _F2, _I1, _I1, _F1, np.zeros((0, 3, 4, 4))), (_I2, _F2, _I1, _I1, _F1, np.zeros((0, 3, 4, 4))),
 )
 
 
@@ -92,7 +93,8 @@ def _slot(g):
             return w, s
         terms.constant = not g.laws
         return ((_k.S_DP if planar else _k.S_DS),
-                (_i(g.slot_dof), _f(g.markers.u), _i(g.markers.mtype), _i(g.side_flat), _f(g.sign_flat)), terms)
+                (_i(g.slot_dof), _f(g.markers.u), _i(g.markers.mtype), _i(g.side_flat), _f(g.sign_flat),
+                 _f(g.marker_tensors)), terms)
     raise Unsupported(type(g).__name__)
 
 

@@ -120,6 +120,13 @@ class DotConstraintGroup:
         self.w0 = np.array([eq.weights for eq in self.equations], dtype=float).reshape(n, 2)
         self.s0 = np.array([eq.target for eq in self.equations], dtype=float)
         self.side_flat = np.ascontiguousarray(side.reshape(-1))
+        #: C(u) of every marker slot, for the compiled kernel (spatial kind; constant per joint)
+        self.marker_tensors = np.zeros((0, 3, 4, 4))
+        if USE_KERNELS and kind.name == "spatial":
+            from ..kernels.markers import marker_tensors
+
+            self.marker_tensors = marker_tensors(np.ascontiguousarray(self.markers.u, dtype=float),
+                                                 np.ascontiguousarray(self.markers.mtype, dtype=np.int64))
         self.sign_flat = np.ascontiguousarray(self.sign.reshape(-1))
         self.owner = [eq.owner for eq in self.equations]
         self.label = [eq.label for eq in self.equations]

@@ -96,13 +96,13 @@ def normalization(cfg, qe, lam, cK, matrix, hess, phi, vec, blk, jac):
 
 
 @njit(cache=True)
-def dot_constraints(kcode, nv, slot_dof, u, mtype, side, sign, w, s, qe, lam, cK, matrix, hess, phi, vec, blk,
-                    jac):
+def dot_constraints(kcode, nv, slot_dof, u, mtype, side, sign, Cpre, w, s, qe, lam, cK, matrix, hess, phi, vec,
+                    blk, jac):
     n = phi.shape[0]
     m = 2 * nv
     Jq = np.empty((n, m))
     H = np.empty((n, m, m)) if hess else np.empty((0, m, m))
-    _dot_assemble(kcode, nv, qe, slot_dof, u, mtype, side, sign, w, s, lam, hess, phi, Jq, H)
+    _dot_assemble(kcode, nv, qe, slot_dof, u, mtype, side, sign, w, s, lam, hess, phi, Jq, H, Cpre)
     _constraint_blocks(Jq, H, lam, cK, matrix, hess, vec, blk, jac)
 
 
@@ -231,8 +231,8 @@ def evaluate_all(qe, ve, ae, lam, cM, cD, cK, scale, matrix, layout, vsize, bsiz
     for slot, kcode, nv, g, w, s in ((S_DS, 1, 7, ds, w_ds, s_ds), (S_DP, 0, 3, dp, w_dp, s_dp)):
         if layout[slot, 0] >= 0:
             n, r0 = w.shape[0], layout[slot, 3]
-            dot_constraints(kcode, nv, g[0], g[1], g[2], g[3], g[4], w, s, qe, _span(lam, r0, n), cK, matrix, hess,
-                            _span(phi, r0, n), _span(vec, layout[slot, 0], vsize[slot]),
+            dot_constraints(kcode, nv, g[0], g[1], g[2], g[3], g[4], g[5], w, s, qe, _span(lam, r0, n), cK, matrix,
+                            hess, _span(phi, r0, n), _span(vec, layout[slot, 0], vsize[slot]),
                             _span(blk, layout[slot, 1], bsize[slot]), _span(blk, layout[slot, 2], 2 * vsize[slot]))
     return shortest
 

@@ -10,7 +10,7 @@ from .markers import (
     planar_contract,
     planar_marker,
     spatial_contract,
-    spatial_marker,
+    spatial_marker_c,
 )
 
 PLANAR, SPATIAL, FRAME = 0, 1, 2
@@ -37,15 +37,15 @@ def _columns(JX, cols):
 
 
 @njit(cache=True)
-def _assemble(kcode, nv, qe, slot_dof, u, mtype, side, sign, w, s, lam, hessian, phi, Jq, H):
+def _assemble(kcode, nv, qe, slot_dof, u, mtype, side, sign, w, s, lam, hessian, phi, Jq, H, Cpre):
     """kcode: PLANAR, SPATIAL or FRAME; nq = slot_dof.shape[1] configuration and nv
-    increment coordinates per body (Jacobian columns)."""
+    increment coordinates per body (Jacobian columns).  Cpre: the spatial markers'
+    tensors C(u) (markers.marker_tensors; empty for other kinds)."""
     n = phi.shape[0]
     nq = slot_dof.shape[1]
     m = 2 * nv
     x = np.empty(3)
     J = np.empty((3, nv))
-    Cs = np.zeros((8, 3, 4, 4))
     Aus = np.zeros((8, 2))
     As = np.zeros((8, 3, 3))
     qb = np.empty(nq)
@@ -78,7 +78,7 @@ def _assemble(kcode, nv, qe, slot_dof, u, mtype, side, sign, w, s, lam, hessian,
                     for a in range(nq):
                         qb[a] = qe[slot_dof[sl, a]]
                     if kcode == SPATIAL:
-                        spatial_marker(qb, u[sl], mtype[sl], x, J, Cs[loc])
+                        spatial_marker_c(qb, Cpre[sl], mtype[sl], x, J)
                     elif kcode == FRAME:
                         frame_marker(qb, u[sl], mtype[sl], x, J, As[loc])
                     else:
@@ -121,7 +121,7 @@ def _assemble(kcode, nv, qe, slot_dof, u, mtype, side, sign, w, s, lam, hessian,
                     g = Y if xy == 0 else X
                     off = side[sl] * nv
                     if kcode == SPATIAL:
-                        spatial_contract(Cs[loc], g, H[e], off, wl * sign[sl])
+                        spatial_contract(Cpre[sl], g, H[e], off, wl * sign[sl])
                     elif kcode == FRAME:
                         frame_contract(As[loc], u[sl], mtype[sl], g, H[e], off, wl * sign[sl])
                     else:
@@ -138,5 +138,5 @@ def assemble(group, qe, w, s, lam, hessian):
     H = np.empty((n, m, m)) if hessian else np.empty((0, m, m))
     lam = np.zeros(n) if lam is None else lam
     _assemble(kcode, group.nv, qe, group.slot_dof, group.markers.u, group.markers.mtype, group.side_flat,
-              group.sign_flat, w, s, lam, hessian, phi, Jq, H)
+              group.sign_flat, w, s, lam, hessian, phi, Jq, H, group.marker_tensors)
     return phi, Jq, (H if hessian else None)

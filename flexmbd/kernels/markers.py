@@ -23,6 +23,49 @@ CHAT_ = np.ascontiguousarray(CHAT)
 
 
 @njit(cache=True)
+def spatial_marker_c(q, C, mtype, x, J):
+    """:func:`spatial_marker` with the marker's tensor C(u) given (constant per marker)."""
+    for i in range(3):
+        x[i] = 0.0
+        for j in range(7):
+            J[i, j] = 0.0
+    if mtype == ZERO:
+        return
+    if mtype == CONSTANT:
+        for i in range(3):  # a constant vector: x = u, kept in C[:, 0, 0] by marker_tensors
+            x[i] = C[i, 0, 0]
+        return
+    for i in range(3):
+        s = 0.0
+        for j in range(4):
+            cp = 0.0
+            for k in range(4):
+                cp += C[i, j, k] * q[3 + k]
+            J[i, 3 + j] = 2.0 * cp
+            s += cp * q[3 + j]
+        x[i] = s
+    if mtype == POINT:
+        for i in range(3):
+            x[i] += q[i]
+            J[i, i] = 1.0
+
+
+@njit(cache=True)
+def marker_tensors(u, mtype):
+    """C(u) (n, 3, 4, 4) of spatial markers, computed once per joint group; a constant
+    vector keeps its value in C[:, 0, 0] (its C is not used for derivatives)."""
+    n = u.shape[0]
+    C = np.zeros((n, 3, 4, 4))
+    for s in range(n):
+        if mtype[s] == CONSTANT:
+            for i in range(3):
+                C[s, i, 0, 0] = u[s, i]
+        elif mtype[s] != ZERO:
+            c_tensor(u[s], C[s])
+    return C
+
+
+@njit(cache=True)
 def spatial_marker(q, u, mtype, x, J, C):
     """x (3,), J (3, 7) of a marker on a spatial body with coordinates q (7,).  Fills C."""
     for i in range(3):
