@@ -68,32 +68,15 @@ def marker_tensors(u, mtype):
 @njit(cache=True)
 def spatial_marker(q, u, mtype, x, J, C):
     """x (3,), J (3, 7) of a marker on a spatial body with coordinates q (7,).  Fills C."""
-    for i in range(3):
-        x[i] = 0.0
-        for j in range(7):
-            J[i, j] = 0.0
-    if mtype == ZERO:
-        C[:] = 0.0
-        return
-    if mtype == CONSTANT:
+    if mtype == ZERO or mtype == CONSTANT:
         C[:] = 0.0
         for i in range(3):
-            x[i] = u[i]
+            x[i] = u[i] if mtype == CONSTANT else 0.0
+            for j in range(7):
+                J[i, j] = 0.0
         return
     c_tensor(u, C)
-    for i in range(3):
-        s = 0.0
-        for j in range(4):
-            cp = 0.0
-            for k in range(4):
-                cp += C[i, j, k] * q[3 + k]
-            J[i, 3 + j] = 2.0 * cp
-            s += cp * q[3 + j]
-        x[i] = s
-    if mtype == POINT:
-        for i in range(3):
-            x[i] += q[i]
-            J[i, i] = 1.0
+    spatial_marker_c(q, C, mtype, x, J)
 
 
 @njit(cache=True)
