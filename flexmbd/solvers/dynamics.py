@@ -96,7 +96,15 @@ class DynamicsStepper:
             # P3's test: the change of the configuration, ‖Δq‖ = h²β' ‖Δq''‖ (multipliers not measured)
             weights = np.concatenate((np.full(n, bp), np.zeros(sys.m)))
         out = self.newton.solve(residual, np.concatenate((s.qdd, s.lam)), key=h, increment_weights=weights)
-        return self._finish(s, h, out, dq_base, v_base)
+        if not out.converged:
+            return None, out
+        qdd, lam = out.x[:n], out.x[n:]
+        q1, v1 = sys.increment(s.q, dq_base + bp * qdd), v_base + gp * qdd
+        if self.project_velocities and sys.m:
+            v1 = self._project(q1, v1, t1)
+        # R³×R³ nodes: rotation vectors back to |ψ| ≤ π, velocities/accelerations transformed
+        q1, v1, (qdd, a1), _ = sys.rescale(q1, v1, (qdd, a_base + c1 * qdd))
+        return StepState(t1, q1, v1, qdd, a1, lam), out
 
     def _compiled_step(self, s, h):
         out, q1, v1, a1 = self.compiled.solve(s, h, self.coeffs, self.project_velocities)
@@ -107,25 +115,6 @@ class DynamicsStepper:
             v1 = self._project(q1, v1, t1)   # Φ_t ≠ 0: projected here (compiled systems need no rescaling)
         n = self.sys.n
         return StepState(t1, q1, v1, out.x[:n], a1, out.x[n:]), out
-
-    def _finish(self, s, h, out, dq_base, v_base):
-        """The state at t + h from Newton's q''_{n+1}, λ_{n+1} (None if it failed)."""
-        if not out.converged:
-            return None, out
-        sys, n = self.sys, self.sys.n
-        am, af, beta, gamma = self.coeffs
-        c1 = (1 - af) / (1 - am)
-        bp, gp = h * h * beta * c1, h * gamma * c1
-        a_base = (af * s.qdd - am * s.a) / (1 - am)
-        t1 = s.t + h
-        qdd, lam = out.x[:n], out.x[n:]
-        q1, v1 = sys.increment(s.q, dq_base + bp * qdd), v_base + gp * qdd
-        if self.project_velocities and sys.m:
-            v1 = self._project(q1, v1, t1)
-        # R³×R³ nodes: rotation vectors back to |ψ| ≤ π, velocities/accelerations transformed
-        q1, v1, (qdd, a1), _ = sys.rescale(q1, v1, (qdd, a_base + c1 * qdd))
-        new = StepState(t1, q1, v1, qdd, a1, lam)
-        return new, out
 
     def _project(self, q, v, t):
         """Mass-orthogonal projection of q' onto Φ_q q' + Φ_t = 0:
@@ -189,7 +178,7 @@ class CompiledNewton:
         st.refreshes += counts[1]
         st.factorizations += counts[2]
         st.residual_evaluations += counts[3]
-        nw.nnz = (sys.n + sys.m) ** 2
+        nw.nnz = sys.nnz
         nw.last_iterations = counts[0]
         if code == k.CONVERGED:
             return NewtonOutcome(True, x, counts[0], norm, chk), q1, v1, a1
@@ -202,7 +191,7 @@ class CompiledNewton:
                    k.SINGULAR_PROJECTION: "singular velocity-projection matrix"}[code]
         if code == k.SINGULAR:
             chk = np.full(len(x), np.nan)
-        return NewtonOutcome(code == k.CONVERGED, x, counts[0], norm, chk, message), q1, v1, a1
+        return NewtonOutcome(False, x, counts[0], norm, chk, message), q1, v1, a1
 
 
 def initial_state(system, t0=0.0, assemble=True, linear_solver="auto"):
