@@ -187,3 +187,22 @@ def test_compiled_newton_failure_is_diagnosed():
     assert not res.success
     assert "no convergence in 1 iterations" in res.message and "worst equation" in res.message
     assert len(res.t) == 1   # the initial state is kept
+
+
+def test_dense_lu_solves_saddle_point_systems_and_detects_singular_ones():
+    """The compiled Newton step's LU: partial pivoting handles the zero multiplier block."""
+    from flexmbd.kernels.assembly import lu_factor, lu_solve
+
+    rng = np.random.default_rng(3)
+    n, m = 12, 5
+    K = rng.standard_normal((n, n))
+    G = rng.standard_normal((m, n))
+    A = np.block([[K @ K.T + n * np.eye(n), G.T], [G, np.zeros((m, m))]])
+    b = rng.standard_normal(n + m)
+    LU, piv = A.copy(), np.zeros(n + m, dtype=np.int64)
+    assert lu_factor(LU, piv)
+    x = lu_solve(LU, piv, b)
+    # backward error at rounding level (LAPACK's bound for partial pivoting: a few ε)
+    assert np.max(np.abs(A @ x - b)) / (np.max(np.abs(A)) * np.max(np.abs(x))) < 1e-14
+    A[-1] = 0.0  # a zero constraint row: exactly singular
+    assert not lu_factor(A.copy(), piv)

@@ -256,12 +256,14 @@ def lu_factor(A, piv):
             for j in range(N):
                 A[k, j], A[p, j] = A[p, j], A[k, j]
         inv = 1.0 / A[k, k]
+        rowk = A[k, k + 1:]
         for i in range(k + 1, N):
             A[i, k] *= inv
             f = A[i, k]
             if f != 0.0:
-                for j in range(k + 1, N):
-                    A[i, j] -= f * A[k, j]
+                rowi = A[i, k + 1:]   # row slices: the update loop vectorises
+                for j in range(rowk.shape[0]):
+                    rowi[j] -= f * rowk[j]
     return True
 
 
