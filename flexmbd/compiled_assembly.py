@@ -1,11 +1,12 @@
-"""One compiled call per group: the fast path of :meth:`System.evaluate`.
+"""One compiled call for a whole evaluation: the fast path of :meth:`System.evaluate`.
 
 :meth:`System.evaluate` asks every group for its arrays and combines them in NumPy
 (c_M M + c_D D + c_K K, products by λ, concatenation, two ``bincount``).  On a model of
 three bodies that glue costs several times the element kernels (docs/performance.md,
-"Where the time goes").  :class:`CompiledAssembly` instead makes each group's compiled
-kernel write its contributions into buffers laid out exactly as the generic path's
-concatenation, and sums them with one compiled scatter; the two paths give the same
+"Where the time goes").  :class:`CompiledAssembly` instead holds every group's constant
+arrays by slot (``kernels/assembly.py`` ``SLOTS``); one call of ``evaluate_all`` makes
+each group's kernel write its contributions into buffers laid out exactly as the generic
+path's concatenation, and a compiled scatter sums them; the two paths give the same
 numbers (tests/test_compiled_assembly.py) to rounding.
 
 It serves systems whose groups all have compiled parts (Euler-parameter and planar rigid
@@ -59,42 +60,40 @@ def _f(x):
 
 
 def _slot(g):
-    """(slot, constant arrays, function of t giving the time-dependent arrays) of group g."""
+    """(slot, constant arrays, function of t giving its time-dependent arrays or None,
+    whether that function is constant) of group g."""
     kind = getattr(g, "kind", None)
     planar = kind is PlanarKind
     if type(g) is SpatialBodyGroup:
-        return _k.S_SB, (_i(g.config_index), _i(g.dof_index), _f(g.mass), _f(g.inertia)), None
+        return _k.S_SB, (_i(g.config_index), _i(g.dof_index), _f(g.mass), _f(g.inertia)), None, True
     if type(g) is PlanarBodyGroup:
-        return _k.S_PB, (_i(g.dof_index), _f(g.diag)), None
+        return _k.S_PB, (_i(g.dof_index), _f(g.diag)), None, True
     if type(g) is NormalizationGroup:
-        return _k.S_NO, (_i(g.config_index),), None
+        return _k.S_NO, (_i(g.config_index),), None, True
     if kind not in (SpatialKind, PlanarKind):
         raise Unsupported(f"{type(g).__name__} of {getattr(kind, 'name', '?')} bodies")
     if type(g) is GravityGroup:
-        return (_k.S_GP if planar else _k.S_GS), (_f(g.mass), _f(g.g)), None
+        return (_k.S_GP if planar else _k.S_GS), (_f(g.mass), _f(g.g)), None, True
     if type(g) is SpringDamperGroup and not g.law_index:
         def fa(t):
             return g._fa0 if g.constant_actuators else np.array([a.derivatives(t)[0] for a in g.actuators])
-        fa.constant = g.constant_actuators
         return ((_k.S_SP if planar else _k.S_SS),
                 (_i(g.config_index), _i(g.dof_index), _f(g.mi.u), _f(g.mj.u), _f(g.k), _f(g.c), _f(g.l0),
-                 _i(g.tension_only)), fa)
+                 _i(g.tension_only)), fa, g.constant_actuators)
     if type(g) is PointForceGroup:
         def scales(t):
             return g._s if g.constant else _scales(g.functions, t)
-        scales.constant = g.constant
         return ((_k.S_PP if planar else _k.S_PS),
-                (_i(g.config_index), _f(g.points.u), _f(g.f), _i(g.body_fixed)), scales)
+                (_i(g.config_index), _f(g.points.u), _f(g.f), _i(g.body_fixed)), scales, g.constant)
     if type(g) is DotConstraintGroup:
         def terms(t):
             if not g.laws:
                 return g.w0, g.s0
             w, _, _, s, _, _ = g._time_terms(t)
             return w, s
-        terms.constant = not g.laws
         return ((_k.S_DP if planar else _k.S_DS),
                 (_i(g.slot_dof), _f(g.markers.u), _i(g.markers.mtype), _i(g.side_flat), _f(g.sign_flat),
-                 _f(g.marker_tensors)), terms)
+                 _f(g.marker_tensors)), terms, not g.laws)
     raise Unsupported(type(g).__name__)
 
 
@@ -111,12 +110,12 @@ class CompiledAssembly:
         self.vsize = np.zeros(ns, dtype=np.int64)
         self.bsize = np.zeros(ns, dtype=np.int64)
         data = list(_EMPTY)
-        self.functions = [None] * ns
+        functions = {}
         vo = bo = 0
         jo = sum(g.dof_index.size * g.dof_index.shape[1] for g in groups)
         rows = dict(zip(map(id, s.constraint_groups), s.constraint_offsets))
         for g in groups:
-            slot, arrays, fun = _slot(g)
+            slot, arrays, fun, constant = _slot(g)
             if self.layout[slot, 0] >= 0:
                 raise Unsupported(f"two groups in slot {_k.SLOTS[slot]}")
             size, width = g.dof_index.size, g.dof_index.shape[1]
@@ -128,7 +127,8 @@ class CompiledAssembly:
             vo += size
             bo += size * width
             data[slot] = arrays
-            self.functions[slot] = fun
+            if fun is not None:
+                functions[slot] = (fun, constant)
         self.data = tuple(data)
         #: constraints that depend on time (drivers): Φ_t ≠ 0
         self.rheonomic = any(getattr(g, "laws", None) for g in s.constraint_groups)
@@ -145,10 +145,10 @@ class CompiledAssembly:
         const = [_F1, _F1, _F1, _F1, np.zeros((0, 2)), _F1, np.zeros((0, 2)), _F1]
         self._varying = []
         for slot, j in ((_k.S_SS, 0), (_k.S_SP, 1), (_k.S_PS, 2), (_k.S_PP, 3), (_k.S_DS, 4), (_k.S_DP, 6)):
-            fun = self.functions[slot]
-            if fun is None:
+            if slot not in functions:
                 continue
-            if getattr(fun, "constant", False):
+            fun, constant = functions[slot]
+            if constant:
                 value = fun(0.0)
                 if j in (4, 6):
                     const[j], const[j + 1] = _f(value[0]), _f(value[1])

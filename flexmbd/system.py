@@ -30,6 +30,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 
 from .bodies.rigid import GROUND, FrameBodyGroup, PlanarBodyGroup, RotationBodyGroup, SpatialBodyGroup
+from .compiled_assembly import compiled_assembly
 from .constraints import joints as J
 from .constraints.dot import DotConstraintGroup, TimeLaw, angle_law, offset_law
 from .constraints.normalization import NormalizationGroup
@@ -154,9 +155,8 @@ class System:
             self._remove_redundant(rank_tolerance)
         self._index_constraints()
         self._build_pattern()
-        from .compiled_assembly import compiled_assembly
-
-        #: one compiled call per group when every group has one (None: the generic path)
+        #: the whole evaluation in one compiled call when every group has a compiled part
+        #: (None: the generic path)
         self.compiled = compiled_assembly(self)
 
     # ================================================================ layout

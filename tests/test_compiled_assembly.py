@@ -142,8 +142,10 @@ def test_compiled_newton_step_matches_python_newton(refresh, project, monkeypatc
 
     m = slider_crank.build(k=2e4, c=1e3)
     sys = m.freeze()
-    assert CompiledNewton.for_system(sys, type("N", (), {"convergence": "residual", "policy": refresh})(),
-                                     frozenset(fm.system.JACOBIAN_TERMS), False) is not None
+    from flexmbd.solvers.newton import NewtonSolver
+
+    assert CompiledNewton.for_system(sys, NewtonSolver(policy=refresh), frozenset(fm.system.JACOBIAN_TERMS),
+                                     False) is not None
     opts = dict(t_end=0.5, h=0.01, refresh=refresh, project_velocities=project, system=sys)
     fast = m.simulate(**opts)
     with monkeypatch.context() as mp:

@@ -167,17 +167,29 @@ def gravity(mass, g, scale, matrix, vec, blk):
 
 
 @njit(cache=True)
+def _sum_into(values, index, out):
+    """out[index[k]] += values[k]; the last entry of out is the trash slot of ground rows/columns."""
+    for k in range(values.shape[0]):
+        out[index[k]] += values[k]
+
+
+@njit(cache=True)
 def scatter(vec, vec_index, n, blk, pos, size, matrix):
-    """Σ of the contributions into F (n,) and the matrix data (size,); index n and size
-    are the trash slots of ground rows/columns."""
+    """Σ of the contributions into F (n,) and the matrix data (size,)."""
     F = np.zeros(n + 1)
-    for k in range(vec.shape[0]):
-        F[vec_index[k]] += vec[k]
+    _sum_into(vec, vec_index, F)
     data = np.zeros(size + 1 if matrix else 0)
     if matrix:
-        for k in range(blk.shape[0]):
-            data[pos[k]] += blk[k]
+        _sum_into(blk, pos, data)
     return F[:n], data[:size]
+
+
+@njit(cache=True)
+def _dense_matrix(blk, pos, N):
+    """The N × N Newton matrix from the block buffer (dense layout, trash slot N²)."""
+    flat = np.zeros(N * N + 1)
+    _sum_into(blk, pos, flat)
+    return flat[:N * N].reshape((N, N))
 
 
 # ---------------------------------------------------------------------------
@@ -341,8 +353,7 @@ def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, max_iter, policy
             if shortest == 0.0:
                 return ZERO_LENGTH, x, np.nan, chk, qe[:n].copy(), v, a
             F = np.zeros(n + 1)
-            for k in range(vec.shape[0]):
-                F[vec_index[k]] += vec[k]
+            _sum_into(vec, vec_index, F)
             norm = 0.0
             for i in range(n):
                 r[i] = chk[i] = F[i]
@@ -368,11 +379,7 @@ def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, max_iter, policy
         if it >= max_iter:
             return MAX_ITER, x, norm, chk, qe[:n].copy(), v, a
         if need:
-            LU[:, :] = 0.0
-            flat = LU.reshape(N * N)
-            for k in range(blk.shape[0]):
-                if pos[k] < N * N:
-                    flat[pos[k]] += blk[k]
+            LU[:, :] = _dense_matrix(blk, pos, N)
             stats[1] += 1
             stats[2] += 1
             status[0] = 1
@@ -400,11 +407,7 @@ def _velocity(project, x, v_base, gp, qe, ve, ae, n, m, layout, vsize, bsize, po
     ve[:] = 0.0
     ae[:] = 0.0
     evaluate_all(qe, ve, ae, np.zeros(m), 1.0, 0.0, 0.0, 1.0, True, layout, vsize, bsize, vec, blk, phi, data, tvals)
-    A = np.zeros((N, N))
-    flat = A.reshape(N * N)
-    for k in range(blk.shape[0]):
-        if pos[k] < N * N:
-            flat[pos[k]] += blk[k]
+    A = _dense_matrix(blk, pos, N)
     rhs = np.zeros(N)
     for i in range(m):
         s = 0.0
