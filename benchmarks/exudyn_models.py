@@ -228,8 +228,8 @@ def from_model(model, steps, h, beta=0.25, gamma=0.5, modified_newton=False, cab
     function (a Python call per cable per evaluation); ``"linear"``: ordinary
     spring-dampers (the same model only as long as no cable goes slack).  ``sensors``: body names whose centre position is stored every step.
     """
-    from flexmbd.bodies.rigid import GROUND
-    from flexmbd.kinds import SpatialKind
+    from flexmbd.ground import GROUND
+    from flexmbd.nodes import SPATIAL
     from flexmbd.rotations import rotation_matrix
 
     SC, mbs = _new_system()
@@ -239,7 +239,7 @@ def from_model(model, steps, h, beta=0.25, gamma=0.5, modified_newton=False, cab
         raise ValueError(f"cables must be 'symbolic', 'user' or 'linear', got {cables!r}")
     bodies, frames, cable_items = {}, {}, []
     for b in model.bodies:
-        if b.kind is not SpatialKind:
+        if b.kind != SPATIAL:
             raise NotImplementedError(f"body {b.name!r}: only spatial rigid bodies are translated")
         A = rotation_matrix(b.orientation / np.linalg.norm(b.orientation))
         bodies[b.name] = mbs.CreateRigidBody(

@@ -1,5 +1,5 @@
 """flexmbd: rigid and flexible multibody dynamics."""
-from .bodies.rigid import GROUND
+from .ground import GROUND
 from .model import Model, ModelError
 from .rotations import quaternion_from_axis_angle
 from .solvers.integrators import HHT, GeneralizedAlpha, Newmark

@@ -24,7 +24,7 @@ from .constraints.dot import DotConstraintGroup
 from .constraints.normalization import NormalizationGroup
 from .forces.loads import GravityGroup, PointForceGroup, _scales
 from .forces.spring_damper import SpringDamperGroup
-from .kinds import PlanarKind, SpatialKind
+from .nodes import PLANAR, SPATIAL
 from .kernels import AVAILABLE
 
 if AVAILABLE:
@@ -63,17 +63,17 @@ def _slot(g):
     """(slot, constant arrays, function of t giving its time-dependent arrays or None,
     whether that function is constant) of group g."""
     kind = getattr(g, "kind", None)
-    planar = kind is PlanarKind
+    planar = kind == PLANAR
     if type(g) is SpatialBodyGroup:
         return _k.S_SB, (_i(g.config_index), _i(g.dof_index), _f(g.mass), _f(g.inertia)), None, True
     if type(g) is PlanarBodyGroup:
         return _k.S_PB, (_i(g.dof_index), _f(g.diag)), None, True
     if type(g) is NormalizationGroup:
         return _k.S_NO, (_i(g.config_index),), None, True
-    if kind not in (SpatialKind, PlanarKind):
+    if kind not in (SPATIAL, PLANAR):
         raise Unsupported(f"{type(g).__name__} of {getattr(kind, 'name', '?')} bodies")
     if type(g) is GravityGroup:
-        return (_k.S_GP if planar else _k.S_GS), (_f(g.mass), _f(g.g)), None, True
+        return (_k.S_GP if planar else _k.S_GS), (_f(g.mass), _f(g.g[:2] if planar else g.g)), None, True
     if type(g) is SpringDamperGroup and not g.law_index:
         def fa(t):
             return g._fa0 if g.constant_actuators else np.array([a.derivatives(t)[0] for a in g.actuators])

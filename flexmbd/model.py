@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .bodies.rigid import GROUND, Body, Ground
-from .kinds import FrameKind, PlanarKind, RotationKind, SpatialKind
-from .rotations import quaternion_from_axis_angle, quaternion_from_matrix, rotation_matrix
+from .bodies.rigid import Body
+from .ground import GROUND, Ground
+from .nodes import PLANAR, ROTATION, SE3, SPATIAL
+from .rotations import quaternion_from_axis_angle, quaternion_from_matrix
 from .timefunctions import ConstantSpeed, as_time_function
 
 
@@ -104,7 +105,7 @@ class Model:
         H exp(Δ); kind ``se3``, the kind of beam nodes — use it for bodies joined to beams).
         Joints and force elements connect bodies of the same kind only.
         """
-        kinds = {"quaternion": SpatialKind, "rotation": RotationKind, "se3": FrameKind}
+        kinds = {"quaternion": SPATIAL, "rotation": ROTATION, "se3": SE3}
         if parameterization not in kinds:
             raise ModelError(f"parameterization must be 'quaternion', 'rotation' or 'se3', got {parameterization!r}")
         name = self._name(name, "body")
@@ -144,7 +145,7 @@ class Model:
             raise ModelError(f"{what}: mass must be positive, got {mass}")
         if not np.isfinite(Iz) or Iz <= 0:
             raise ModelError(f"{what}: inertia I_z must be positive, got {Iz}")
-        b = Body(name, PlanarKind, mass, np.diag([Iz, Iz, Iz]),
+        b = Body(name, PLANAR, mass, np.diag([Iz, Iz, Iz]),
                  np.r_[_vec(position, 2, f"{what} position"), 0.0],
                  np.array([float(angle)]),
                  np.r_[_vec(velocity, 2, f"{what} velocity"), 0.0],
@@ -269,7 +270,7 @@ class Model:
         if not (np.isfinite(k) and np.isfinite(c)) or k < 0 or c < 0:
             raise ModelError(f"{what}: k and c must be finite and non-negative (got k={k}, c={c})")
         a = _unit(axis, f"{what} axis")
-        planar = [b for b in (self._body(i, what), self._body(j, what)) if b is not GROUND and b.kind is PlanarKind]
+        planar = [b for b in (self._body(i, what), self._body(j, what)) if b is not GROUND and b.kind == PLANAR]
         if planar and abs(abs(a[2]) - 1) > 1e-12:
             raise ModelError(f"{what}: planar bodies rotate about z; axis must be (0, 0, ±1)")
         return self._pair("rotational_spring_damper", i, j, name, "rotational_spring_damper", axis=a, k=k, c=c,
@@ -402,10 +403,7 @@ def body_rotation(body) -> np.ndarray:
     """Initial rotation matrix of a body (identity for ground)."""
     if body is GROUND:
         return np.eye(3)
-    if body.kind is not PlanarKind:
-        return rotation_matrix(body.orientation)
-    c, s = np.cos(body.orientation[0]), np.sin(body.orientation[0])
-    return np.array([[c, -s, 0], [s, c, 0], [0, 0, 1.0]])
+    return body.kind.orientation_matrix(np.asarray(body.orientation, dtype=float)[None])[0]
 
 
 def body_position(body) -> np.ndarray:

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .bodies.rigid import GROUND
+from .ground import GROUND
 from .forces.loads import PointForceGroup, TorqueGroup
-from .kinds import FrameKind, PlanarKind, RotationKind, RotationVectorKind, SpatialKind
-from .rotations import E_matrix, rotation_matrix
+from .nodes import PLANAR, POINT
 
 STAT_FIELDS = ("iterations", "refreshes", "factorizations", "seconds", "substeps")
+#: outputs every node has (:meth:`flexmbd.nodes.NodeKind.output`)
+NODE_OUTPUTS = ("position", "velocity", "orientation", "angular_velocity")
 
 
 class Result:
@@ -72,7 +73,7 @@ class Result:
         out = ["energy.kinetic", "energy.potential", "energy.dissipated", "energy.external_work",
                "energy.total", "energy.numerical_dissipation"]
         for b in self.system.model.bodies:
-            out += [f"{b.name}.{k}" for k in ("position", "velocity", "orientation", "angular_velocity")]
+            out += [f"{b.name}.{k}" for k in NODE_OUTPUTS]
         for e in self.system.model.elements:
             if e.kind == "marker":
                 out += [f"{e.name}.position", f"{e.name}.velocity"]
@@ -110,24 +111,8 @@ class Result:
         owner, _, what = name.rpartition(".")
         for b in sys.model.bodies:
             if b.name == owner:
-                q, v = self.q[:, sys.config_slice(b)], self.v[:, sys.body_slice(b)]
-                spatial = b.kind is not PlanarKind
-                if b.kind is RotationVectorKind and what in ("orientation", "angular_velocity"):
-                    return rotvec_output(what, q, v)
-                if what == "angular_velocity" and b.kind in (RotationKind, FrameKind):
-                    return np.einsum("nij,nj->ni", rotation_matrix(q[:, 3:7]), v[:, 3:6])  # ω = A Ω
-                if what == "velocity" and b.kind is FrameKind:
-                    return np.einsum("nij,nj->ni", rotation_matrix(q[:, 3:7]), v[:, :3])   # ẋ = A U
-                if what == "position":
-                    return q[:, :3] if spatial else np.c_[q[:, :2], np.zeros(len(q))]
-                if what == "velocity":
-                    return v[:, :3] if spatial else np.c_[v[:, :2], np.zeros(len(q))]
-                if what == "orientation":
-                    return q[:, 3:7] if spatial else q[:, 2]
-                if what == "angular_velocity":
-                    if spatial:
-                        return 2.0 * np.einsum("nij,nj->ni", E_matrix(q[:, 3:7]), v[:, 3:7])
-                    return np.c_[np.zeros((len(q), 2)), v[:, 2]]
+                if what in NODE_OUTPUTS:
+                    return b.kind.output(what, self.q[:, sys.config_slice(b)], self.v[:, sys.body_slice(b)])
         spec = self._spec(owner)
         if spec is not None and spec.kind == "marker" and what in ("position", "velocity"):
             return self._marker(spec, what)
@@ -158,7 +143,7 @@ class Result:
         sys = self.system
         body, sign = (spec.bodies[1], 1.0) if spec.bodies[1] is not GROUND else (spec.bodies[0], -1.0)
         s = sys.body_slice(body)
-        k = 3 if body.kind is not PlanarKind else 2
+        k = 3 if body.kind != PLANAR else 2
         out = np.empty((len(self.t), 3))
         out[:, 2] = 0.0
         for i, (t, q, lam) in enumerate(zip(self.t, self.q, self.lam)):
@@ -168,13 +153,12 @@ class Result:
 
     def _marker(self, spec, what):
         """Position or velocity of a body-fixed point, from the stored q and q'."""
-        from .kinds import POINT, MarkerSet
         from .model import body_rotation
 
         b = spec.bodies[0]
         u = body_rotation(b).T @ (spec.data["at"] - b.position)
         sc, s = self.system.config_slice(b), self.system.body_slice(b)
-        ms = MarkerSet(b.kind, np.tile(u, (len(self.t), 1)), np.full(len(self.t), POINT))
+        ms = b.kind.markers(np.tile(u, (len(self.t), 1)), np.full(len(self.t), POINT))
         x, J = ms.evaluate(self.q[:, sc])
         return x if what == "position" else np.einsum("nij,nj->ni", J, self.v[:, s])
 
@@ -245,14 +229,3 @@ class Result:
     def arrays(self, *names):
         """Plain NumPy arrays: ``{"t": t, name: output, ...}`` (all outputs if no names)."""
         return {"t": np.asarray(self.t), **{nm: np.asarray(self[nm]) for nm in (names or self.names())}}
-
-
-def rotvec_output(what, q, v):
-    """Orientation (unit quaternion of ψ) or global angular velocity ω = R T(ψ) ψ̇ = T(ψ)ᵀ ψ̇
-    of R³×R³ nodes from rows of their coordinates q = [x, ψ] and velocities v = [ẋ, ψ̇]."""
-    from .lie import quat_from_rotvec, so3_T
-
-    psi = q[:, 3:6]
-    if what == "orientation":
-        return quat_from_rotvec(psi)
-    return np.einsum("nji,nj->ni", so3_T(psi), v[:, 3:6])

@@ -143,3 +143,17 @@ def perpendicular_pair(axis):
     f /= np.linalg.norm(f)
     g = np.cross(a, f)
     return f, g
+
+
+def quaternion_product(p, r):
+    """Hamilton product p ⊗ r of (..., 4) quaternions [w, x, y, z]: A(p ⊗ r) = A(p) A(r)."""
+    p0, pv, r0, rv = p[..., :1], p[..., 1:], r[..., :1], r[..., 1:]
+    w = p0 * r0 - np.sum(pv * rv, axis=-1, keepdims=True)
+    v = p0 * rv + r0 * pv + np.cross(pv, rv)
+    return np.concatenate([w, v], axis=-1)
+
+
+def quaternion_exp(theta):
+    """Unit quaternion of the rotation vector θ (..., 3): [cos(|θ|/2), sin(|θ|/2) θ/|θ|]."""
+    a = np.linalg.norm(theta, axis=-1, keepdims=True)
+    return np.concatenate([np.cos(0.5 * a), 0.5 * np.sinc(a / (2 * np.pi)) * theta], axis=-1)

@@ -3,7 +3,7 @@
 The layout keeps a body's configuration apart from its increments: every body has a
 slice of the configuration vector q (n_q entries, ``config_offsets``) and a slice of the
 velocity/increment vector (n entries, ``offsets``); for vector kinds the two coincide,
-for Lie-group kinds (:class:`~flexmbd.kinds.RotationKind`) nv < nq.  Residual rows,
+for Lie-group kinds (:data:`~flexmbd.nodes.ROTATION`, :data:`~flexmbd.nodes.SE3`) nv < nq.  Residual rows,
 Newton-matrix columns, velocities and accelerations live in increment space; the
 configuration is only updated through :meth:`System.increment` (q ⊕ Δ, per kind).
 Ground's fixed coordinates follow at the end of *extended* vectors (``extend`` for
@@ -29,7 +29,7 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
-from .bodies.rigid import GROUND, FrameBodyGroup, PlanarBodyGroup, RotationBodyGroup, SpatialBodyGroup
+from .bodies.rigid import FrameBodyGroup, PlanarBodyGroup, RotationBodyGroup, SpatialBodyGroup
 from .compiled_assembly import compiled_assembly
 from .constraints import joints as J
 from .constraints.dot import DotConstraintGroup, TimeLaw, angle_law, offset_law
@@ -37,10 +37,10 @@ from .constraints.normalization import NormalizationGroup
 from .forces.loads import GravityGroup, PointForceGroup, TorqueGroup
 from .forces.spring_damper import SpringDamperGroup
 from .forces.rotational_spring import RotationalSpringDamperGroup
-from .kinds import FrameKind, PlanarKind, RotationKind, RotationVectorKind, SpatialKind
+from .ground import GROUND
+from .nodes import KINDS, PLANAR, ROTATION, SE3, SPATIAL
 from .linalg import DENSE_LIMIT
 from .model import ModelError, body_position
-from .rotations import rotation_matrix
 
 #: Names of the switchable parts of the Newton matrix.  P1's M1 is everything but the
 #: spring-damper-actuator parts, M2 = "sda_stiffness" (∂Q/∂q), M3 = "sda_damping" (∂Q/∂q').
@@ -72,17 +72,8 @@ def jacobian_terms(spec) -> frozenset:
     return out
 
 
-COORD_NAMES = {"spatial": ("x", "y", "z", "e0", "e1", "e2", "e3"), "planar": ("x", "y", "theta"),
-               "spatial-lie": ("x", "y", "z", "e0", "e1", "e2", "e3"),
-               "se3": ("x", "y", "z", "e0", "e1", "e2", "e3"),
-               "r3r3": ("x", "y", "z", "psi_x", "psi_y", "psi_z")}
-#: names of the velocity/increment coordinates (rows of the equations of motion)
-VELOCITY_NAMES = {"spatial": COORD_NAMES["spatial"], "planar": COORD_NAMES["planar"],
-                  "spatial-lie": ("x", "y", "z", "theta_x", "theta_y", "theta_z"),
-                  "se3": ("U_x", "U_y", "U_z", "theta_x", "theta_y", "theta_z"),
-                  "r3r3": COORD_NAMES["r3r3"]}
 #: every kind, in the order of their ground slots in the extended vectors
-KIND_ORDER = (SpatialKind, PlanarKind, RotationKind, FrameKind, RotationVectorKind)
+KIND_ORDER = tuple(KINDS.values())
 _EYE3 = np.eye(3)
 
 
@@ -109,8 +100,8 @@ class System:
             nc += kind.nq
         self.n_ext, self.n_q_ext = n, nc
         self._ground_q = np.concatenate([k.ground_q for k in KIND_ORDER])
-        self.coordinate_names = [f"{b.name}.{c}" for b in bodies for c in COORD_NAMES[b.kind.name]]
-        self.velocity_names = [f"{b.name}.{c}" for b in bodies for c in VELOCITY_NAMES[b.kind.name]]
+        self.coordinate_names = [f"{b.name}.{c}" for b in bodies for c in b.kind.coordinate_names]
+        self.velocity_names = [f"{b.name}.{c}" for b in bodies for c in b.kind.velocity_names]
         self.additive = all(b.kind.nq == b.kind.nv for b in bodies)
         if not self.additive:
             vec = [b for b in bodies if b.kind.nq == b.kind.nv]
@@ -118,14 +109,17 @@ class System:
             self._add_v = np.concatenate([self.dofs(b) for b in vec]) if vec else np.zeros(0, int)
             self._lie = []
             for kind in KIND_ORDER:
-                bs = [b for b in bodies if b.kind is kind and kind.nq != kind.nv]
+                bs = [b for b in bodies if b.kind == kind and not kind.additive]
                 if bs:
                     self._lie.append((kind, self.config_rows(bs, kind), self.dof_rows(bs, kind)))
         #: rescale R³×R³ rotation vectors between steps (``rescale``); False only for experiments
         self.rescale_rotations = True
-        rv = [b for b in bodies if b.kind is RotationVectorKind]
-        self._psi_q = self.config_rows(rv, RotationVectorKind)[:, 3:6]
-        self._psi_v = self.dof_rows(rv, RotationVectorKind)[:, 3:6]
+        #: kinds whose coordinates have branches (rescaled between steps) with their rows
+        self._branched = []
+        for kind in KIND_ORDER:
+            bs = [b for b in bodies if b.kind == kind]
+            if bs and kind.has_branches:
+                self._branched.append((kind, self.config_rows(bs, kind), self.dof_rows(bs, kind)))
         # initial rotation matrices of all bodies (model.body_rotation), one evaluation per kind
         self._rotation0 = _initial_rotations(bodies)
         self._position0 = np.array([b.position for b in sorted(bodies, key=lambda b: b.index)],
@@ -135,9 +129,9 @@ class System:
 
         # ------------------------------------------------------------- groups
         self.body_groups = []
-        for kind, cls in ((SpatialKind, SpatialBodyGroup), (PlanarKind, PlanarBodyGroup),
-                          (RotationKind, RotationBodyGroup), (FrameKind, FrameBodyGroup)):
-            bs = [b for b in bodies if b.kind is kind and (b.mass > 0 or np.any(b.inertia != 0))]
+        for kind, cls in ((SPATIAL, SpatialBodyGroup), (PLANAR, PlanarBodyGroup),
+                          (ROTATION, RotationBodyGroup), (SE3, FrameBodyGroup)):
+            bs = [b for b in bodies if b.kind == kind and (b.mass > 0 or np.any(b.inertia != 0))]
             if bs:
                 self.body_groups.append(cls(bs, self.dof_rows(bs, kind), self.config_rows(bs, kind)))
         from .beams.builder import beam_groups
@@ -213,34 +207,35 @@ class System:
         return out
 
     def rescale(self, q, v=None, accelerations=()):
-        """The same state with every R³×R³ node's rotation vector on the branch |ψ| ≤ π.
-
-        ψ → ψ (1 − 2πk/|ψ|) (``beams.r3r3_branch.rescale_state``); velocities ψ̇ → G ψ̇
-        and acceleration-like vectors a → G a + G″[ψ̇, ψ̇] (G = ∂ψ'/∂ψ) so that angular
-        velocities and accelerations are unchanged.  Positions and other bodies are left
-        alone.  Returns (q, v, [a …], number of nodes rescaled); the inputs are not
-        modified.  Called by the solvers between steps.
+        """The same state with the nodes of kinds with branches (R³×R³ rotation vectors) on
+        their preferred branch (|ψ| ≤ π), :meth:`flexmbd.nodes.NodeKind.rescale`: ψ̇ and
+        acceleration-like vectors are transformed so that angular velocities and
+        accelerations are unchanged.  Positions and other bodies are left alone.
+        Returns (q, v, [a …], number of nodes rescaled); the inputs are not modified.
+        Called by the solvers between steps.
         """
-        if not len(self._psi_q) or not self.rescale_rotations:
+        if not self._branched or not self.rescale_rotations:
             return q, v, list(accelerations), 0
-        from .beams.r3r3_branch import rescale_state
-
-        psid = None if v is None else v[self._psi_v]
-        psi, psid2, acc2, changed = rescale_state(q[self._psi_q], psid, [a[self._psi_v] for a in accelerations])
-        k = int(np.count_nonzero(changed))
-        if not k:
-            return q, v, list(accelerations), 0
-        q = q.copy()
-        q[self._psi_q] = psi
-        if v is not None:
-            v = v.copy()
-            v[self._psi_v] = psid2
-        out = []
-        for a, a2 in zip(accelerations, acc2):
-            a = a.copy()
-            a[self._psi_v] = a2
-            out.append(a)
-        return q, v, out, k
+        total = 0
+        accelerations = list(accelerations)
+        for kind, ci, vi in self._branched:
+            qk, vk, ak, changed = kind.rescale(q[ci], None if v is None else v[vi], [a[vi] for a in accelerations])
+            k = int(np.count_nonzero(changed))
+            if not k:
+                continue
+            total += k
+            q = q.copy()
+            q[ci] = qk
+            if v is not None:
+                v = v.copy()
+                v[vi] = vk
+            new = []
+            for a, a2 in zip(accelerations, ak):
+                a = a.copy()
+                a[vi] = a2
+                new.append(a)
+            accelerations = new
+        return q, v, accelerations, total
 
     def _body(self, body):
         return self.model.body(body) if isinstance(body, str) else body
@@ -263,7 +258,7 @@ class System:
         v = np.zeros(self.n)
         bodies = self.model.bodies
         for kind in KIND_ORDER:
-            bs = [b for b in bodies if b.kind is kind]
+            bs = [b for b in bodies if b.kind == kind]
             if not bs:
                 continue
             qi, vi = self.config_rows(bs, kind), self.dof_rows(bs, kind)
@@ -271,26 +266,7 @@ class System:
             p = np.array([b.orientation for b in bs], dtype=float)
             xd = np.array([b.velocity for b in bs], dtype=float)
             w = np.array([b.angular_velocity for b in bs], dtype=float)
-            if kind is RotationKind or kind is FrameKind:
-                At = np.swapaxes(self._rotation0[[b.index for b in bs]], 1, 2)
-                q[qi[:, :3]], q[qi[:, 3:7]] = x, p
-                v[vi[:, :3]] = xd if kind is RotationKind else _matvec(At, xd)  # U = Aᵀ ẋ
-                v[vi[:, 3:6]] = _matvec(At, w)  # Ω = Aᵀ ω
-            elif kind is RotationVectorKind:
-                from .lie import quat_to_rotvec, so3_Tinv
-                psi = quat_to_rotvec(p)
-                At = np.swapaxes(self._rotation0[[b.index for b in bs]], 1, 2)
-                q[qi[:, :3]], q[qi[:, 3:6]] = x, psi
-                v[vi[:, :3]] = xd
-                v[vi[:, 3:6]] = _matvec(so3_Tinv(psi), _matvec(At, w))  # T ψ̇ = Ω
-            elif kind is SpatialKind:
-                from .rotations import E_matrix
-                q[qi[:, :3]], q[qi[:, 3:7]] = x, p
-                v[vi[:, :3]] = xd
-                v[vi[:, 3:7]] = _matvec(0.5 * np.swapaxes(E_matrix(p), 1, 2), w)  # ṗ = ½ Eᵀ ω
-            else:
-                q[qi] = np.column_stack([x[:, 0], x[:, 1], p[:, 0]])
-                v[vi] = np.column_stack([xd[:, 0], xd[:, 1], w[:, 2]])
+            q[qi], v[vi] = kind.initial_state(x, p, xd, w, self._rotation0[[b.index for b in bs]])
         return q, v
 
     # ================================================================ groups
@@ -301,12 +277,12 @@ class System:
         return kind
 
     def _check_pair_kind(self, spec):
-        kinds = {b.kind for b in spec.bodies if b is not GROUND}
+        kinds = set(b.kind for b in spec.bodies if b is not GROUND)
         if len(kinds) != 1:
             names = " and a ".join(sorted(k.name for k in kinds))
             which = " and ".join(f"{b.name!r} is {b.kind.name}" for b in spec.bodies if b is not GROUND)
             hint = ""
-            if RotationVectorKind in kinds:
+            if any(k.has_branches for k in kinds):
                 hint = ("; nodes of R³×R³ beams (formulation='r3r3', kind r3r3) connect only to other R³×R³ "
                         "nodes and ground; use formulation='se3' to join a beam to rigid bodies")
             raise ModelError(f"{spec.kind} {spec.name!r}: connects a {names} body, which is not supported "
@@ -350,14 +326,14 @@ class System:
         sda_kinds = [(e, self._pair_kind(e)) for e in model.elements if e.kind == "spring_damper"]
         rsd_kinds = [(e, self._pair_kind(e)) for e in model.elements if e.kind == "rotational_spring_damper"]
         for kind in KIND_ORDER:
-            bs = [b for b in model.bodies if b.kind is kind and b.mass > 0]
+            bs = [b for b in model.bodies if b.kind == kind and b.mass > 0]
             if bs and gravity:
-                if kind is PlanarKind and model.gravity[2] != 0:
+                if kind == PLANAR and model.gravity[2] != 0:
                     raise ModelError("gravity has a z component, but planar bodies move in the x-y plane")
                 groups.append(GravityGroup(kind, bs, self.dof_rows(bs, kind), model.gravity,
                                            self.config_rows(bs, kind)))
             if weights:
-                shares = [(b, w) for b, w in weights if b.kind is kind]
+                shares = [(b, w) for b, w in weights if b.kind == kind]
                 if shares:
                     nodes = [b for b, _ in shares]
                     g = GravityGroup(kind, nodes, self.dof_rows(nodes, kind), model.gravity,
@@ -365,7 +341,7 @@ class System:
                     g.mass = np.array([m for _, m in shares])
                     g.element_names = [f"{b.name}.weight" for b, _ in shares]
                     groups.append(g)
-            sdas = [e for e, k in sda_kinds if k is kind]
+            sdas = [e for e, k in sda_kinds if k == kind]
             if sdas:
                 groups.append(SpringDamperGroup(
                     kind, [e.name for e in sdas], self._pair_dofs(sdas, kind),
@@ -375,12 +351,12 @@ class System:
                     [e.data["rest_length"] for e in sdas], [e.data["actuator"] for e in sdas],
                     [e.data["tension_only"] for e in sdas], [e.data["law"] for e in sdas],
                     self._pair_config(sdas, kind)))
-            rsds = [e for e, k in rsd_kinds if k is kind]
+            rsds = [e for e, k in rsd_kinds if k == kind]
             if rsds:
                 groups.append(RotationalSpringDamperGroup.from_specs(
                     kind, rsds, [self._frames(e) for e in rsds], self._pair_dofs(rsds, kind),
                     self._pair_config(rsds, kind)))
-            forces = [e for e in model.elements if e.kind == "force" and e.bodies[0].kind is kind]
+            forces = [e for e in model.elements if e.kind == "force" and e.bodies[0].kind == kind]
             if forces:
                 on = [e.bodies[0] for e in forces]
                 us = self._local_points(on, [e.data["at"] for e in forces])
@@ -388,7 +364,7 @@ class System:
                 groups.append(PointForceGroup(kind, [e.name for e in forces], self.dof_rows(on, kind),
                                               us, fs, [e.data["body_fixed"] for e in forces],
                                               [e.data["scale"] for e in forces], self.config_rows(on, kind)))
-            torques = [e for e in model.elements if e.kind == "torque" and e.bodies[0].kind is kind]
+            torques = [e for e in model.elements if e.kind == "torque" and e.bodies[0].kind == kind]
             if torques:
                 on = [e.bodies[0] for e in torques]
                 groups.append(TorqueGroup(kind, [e.name for e in torques], self.dof_rows(on, kind),
@@ -398,7 +374,7 @@ class System:
 
     def _joint_equations(self, spec, kind):
         fi, fj = self._frames(spec)
-        d, name, planar = spec.data, spec.name, kind is PlanarKind
+        d, name, planar = spec.data, spec.name, kind == PLANAR
         t = spec.kind
         if planar and t in ("revolute",) and abs(abs(d["axis"][2]) - 1) > 1e-12:
             raise ModelError(f"revolute {name!r}: planar bodies rotate about z; axis must be (0, 0, ±1)")
@@ -406,7 +382,7 @@ class System:
             raise ModelError(f"{t} {name!r}: not available for planar bodies")
         # SE(3) bodies: point coincidence in a body frame (body i, or j when i is ground),
         # so the joint's Jacobian, like the beams' stiffness, is invariant under rigid motion
-        frame = (fj if spec.bodies[0] is GROUND else fi) if kind is FrameKind else None
+        frame = (fj if spec.bodies[0] is GROUND else fi) if kind == SE3 else None
         if t == "spherical":
             return J.spherical(name, fi, fj, d["at"], planar, body_frame=frame)
         if t == "revolute":
@@ -435,16 +411,16 @@ class System:
 
     def _constraint_groups(self):
         groups = []
-        spatial = [b for b in self.model.bodies if b.kind is SpatialKind]
+        spatial = [b for b in self.model.bodies if b.kind == SPATIAL]
         if spatial:
-            groups.append(NormalizationGroup(spatial, self.dof_rows(spatial, SpatialKind),
-                                             self.config_rows(spatial, SpatialKind)))
+            groups.append(NormalizationGroup(spatial, self.dof_rows(spatial, SPATIAL),
+                                             self.config_rows(spatial, SPATIAL)))
         joint_kinds = {"spherical", "revolute", "prismatic", "cylindrical", "universal", "fixed", "point_on_line",
                        "point_in_plane", "distance", "rotation_driver", "translation_driver"}
         for kind in KIND_ORDER:
             eqs, specs, counts, laws = [], [], [], []
             for spec in self.model.elements:
-                if spec.kind not in joint_kinds or self._pair_kind(spec) is not kind:
+                if spec.kind not in joint_kinds or self._pair_kind(spec) != kind:
                     continue
                 new = self._joint_equations(spec, kind)
                 if spec.kind == "rotation_driver":
@@ -823,18 +799,11 @@ def _matvec(A, x):
 
 def _initial_rotations(bodies):
     """(len(bodies), 3, 3): ``model.body_rotation`` of every body, indexed by body.index,
-    evaluated for all bodies of a parameterization at once."""
+    evaluated for all bodies of a kind at once."""
     out = np.empty((len(bodies), 3, 3))
-    planar = [b for b in bodies if b.kind is PlanarKind]
-    spatial = [b for b in bodies if b.kind is not PlanarKind]
-    if spatial:
-        out[[b.index for b in spatial]] = rotation_matrix(np.array([b.orientation for b in spatial], dtype=float))
-    if planar:
-        th = np.array([b.orientation[0] for b in planar], dtype=float)
-        c, s = np.cos(th), np.sin(th)
-        A = np.zeros((len(planar), 3, 3))
-        A[:, 0, 0], A[:, 0, 1], A[:, 1, 0], A[:, 1, 1], A[:, 2, 2] = c, -s, s, c, 1.0
-        out[[b.index for b in planar]] = A
+    for kind in dict.fromkeys(b.kind for b in bodies):
+        bs = [b for b in bodies if b.kind == kind]
+        out[[b.index for b in bs]] = kind.orientation_matrix(np.array([b.orientation for b in bs], dtype=float))
     out.flags.writeable = False
     return out
 

@@ -9,7 +9,7 @@ from flexmbd.beams import inertia as beam_inertia
 from flexmbd.beams.geometry import CircularArc
 from flexmbd.beams.se3_linear import elastic_forces, relative_twist
 from flexmbd.beams.sections import Section
-from flexmbd.kinds import FrameKind
+from flexmbd.nodes import SE3 as FrameKind
 from flexmbd.lie import quat_from_rotvec, quat_multiply, quat_to_rotvec
 from flexmbd.rotations import rotation_matrix
 

@@ -107,8 +107,8 @@ def system(kind):
 
 def random_state(sys, rng):
     q = sys.increment(sys.q0, 0.3 * rng.standard_normal(sys.n))
-    if len(sys._psi_q):   # R³×R³ nodes: every other one on the next branch, ψ (1 − 2π/|ψ|)
-        idx = sys._psi_q[1::2]
+    for _, ci, _ in sys._branched:   # R³×R³ nodes: every other one on the next branch, ψ (1 − 2π/|ψ|)
+        idx = ci[1::2, 3:6]
         psi = q[idx]
         q[idx] = psi * (1.0 - 2.0 * np.pi / np.linalg.norm(psi, axis=1))[:, None]
     v = rng.standard_normal(sys.n)
@@ -218,7 +218,7 @@ def test_constraint_derivatives(kind, seed, t):
     for g0 in sys.constraint_groups:
         g = detached(g0)
         X, V = qe[g0.config_index], ve[g0.dof_index]
-        kd = g.kind if isinstance(g, DotConstraintGroup) else fm.kinds.SpatialKind  # normalisation
+        kd = g.kind if isinstance(g, DotConstraintGroup) else fm.nodes.SPATIAL  # normalisation
         lam = rng.standard_normal(len(g))
         what = [f"{o} ({lab})" for o, lab in zip(g.owner, g.label)]
         Phi, Jq = g.evaluate(X.ravel(), t)

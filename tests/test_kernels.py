@@ -7,13 +7,13 @@ import flexmbd.constraints.dot as dot
 import flexmbd.forces.loads as loads
 import flexmbd.forces.spring_damper as sda
 import flexmbd.constraints.normalization as normalization
-from flexmbd import kinds
+from flexmbd.nodes import frame as frame_nodes
 from flexmbd.beams import inertia as beam_inertia
 from flexmbd.beams import se3_linear
 from flexmbd.kernels import AVAILABLE
 from test_jacobians import random_state, system
 
-MODULES = (rigid, dot, loads, sda, normalization, kinds, beam_inertia, se3_linear)
+MODULES = (rigid, dot, loads, sda, normalization, frame_nodes, beam_inertia, se3_linear)
 pytestmark = pytest.mark.skipif(not AVAILABLE, reason="numba not available")
 
 
@@ -157,10 +157,10 @@ def test_frame_increment_and_tangent_kernels_match_numpy(scale, monkeypatch):
     dv = scale * rng.standard_normal((n, 6))
     dv[:, 3:] *= np.minimum(1.0, 3.1 / np.linalg.norm(dv[:, 3:], axis=1, keepdims=True).clip(1e-300))
     for args in ((q, dv), (q.reshape(5, 6, 7), dv.reshape(5, 6, 6)), (q[0], dv)):   # last: broadcast
-        monkeypatch.setattr(kinds, "USE_KERNELS", False)
-        ref = kinds.FrameKind.increment(*args), kinds.FrameKind.tangent(args[1])
-        monkeypatch.setattr(kinds, "USE_KERNELS", True)
-        out = kinds.FrameKind.increment(*args), kinds.FrameKind.tangent(args[1])
+        monkeypatch.setattr(frame_nodes, "USE_KERNELS", False)
+        ref = frame_nodes.SE3.increment(*args), frame_nodes.SE3.tangent(args[1])
+        monkeypatch.setattr(frame_nodes, "USE_KERNELS", True)
+        out = frame_nodes.SE3.increment(*args), frame_nodes.SE3.tangent(args[1])
         for o, r in zip(out, ref):
             assert o.shape == r.shape
             assert np.max(np.abs(o - r)) <= 1e-12 * np.max(np.abs(r))

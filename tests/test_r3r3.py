@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from flexmbd.beams import r3r3 as B
+from flexmbd.nodes import rotvec as NODE
 from flexmbd.lie import so3_dT, so3_exp, so3_T, so3_vee
 
 RTOL = 1e-6
@@ -300,16 +301,16 @@ def marker_data(rng, n, scale):
 def test_marker_derivatives(scale):
     rng = np.random.default_rng(10)
     qn, u, point = marker_data(rng, 6, scale)
-    x, J = B.marker(qn, u, point)
+    x, J = NODE.marker(qn, u, point)
     assert_close(x, point[:, None] * qn[:, :3] + np.einsum("nij,nj->ni", so3_exp(qn[:, 3:]), u), 1e-15)
-    assert_close(J, fd_elementwise(lambda z: B.marker(z, u, point)[0], qn))
+    assert_close(J, fd_elementwise(lambda z: NODE.marker(z, u, point)[0], qn))
     g = rng.normal(size=(6, 3))
-    C = B.marker_contract(qn, u, point, g)
-    assert_close(C, fd_elementwise(lambda z: np.einsum("nij,ni->nj", B.marker(z, u, point)[1], g), qn))
+    C = NODE.marker_contract(qn, u, point, g)
+    assert_close(C, fd_elementwise(lambda z: np.einsum("nij,ni->nj", NODE.marker(z, u, point)[1], g), qn))
     assert_close(C, np.swapaxes(C, 1, 2), 1e-14)
     v = rng.normal(size=(6, 6))
-    dJv = B.marker_dJv(qn, u, point, v)
-    assert_close(dJv, fd_elementwise(lambda z: np.einsum("nij,nj->ni", B.marker(z, u, point)[1], v), qn))
+    dJv = NODE.marker_dJv(qn, u, point, v)
+    assert_close(dJv, fd_elementwise(lambda z: np.einsum("nij,nj->ni", NODE.marker(z, u, point)[1], v), qn))
 
 
 @pytest.mark.parametrize("scale", SCALES)
@@ -318,7 +319,7 @@ def test_torque_force(scale, body_fixed):
     rng = np.random.default_rng(11)
     qn, _, _ = marker_data(rng, 5, scale)
     n = rng.normal(size=(5, 3))
-    Q, dQ = B.torque_force(qn, n, body_fixed)
+    Q, dQ = NODE.torque_force(qn, n, body_fixed)
     assert np.all(Q[:, :3] == 0.0)
     # virtual work n_g · δπ with δπ_j = vee((∂R/∂ψ_j) Rᵀ), from differences of exp
     R = so3_exp(qn[:, 3:])
@@ -326,12 +327,12 @@ def test_torque_force(scale, body_fixed):
     dpi = so3_vee(np.einsum("nikj,nlk->njil", dR, R))  # (n, 3 [j], 3)
     ng = np.einsum("nij,nj->ni", R, n) if body_fixed else n
     assert_close(Q[:, 3:], np.einsum("nji,ni->nj", dpi, ng))
-    assert_close(dQ, fd_elementwise(lambda z: B.torque_force(z, n, body_fixed)[0], qn))
+    assert_close(dQ, fd_elementwise(lambda z: NODE.torque_force(z, n, body_fixed)[0], qn))
     # mixed per-node flags
     flags = np.array([True, False, True, False, False])
-    Qm, dQm = B.torque_force(qn, n, flags)
+    Qm, dQm = NODE.torque_force(qn, n, flags)
     for i, fl in enumerate(flags):
-        Qi, dQi = B.torque_force(qn[i : i + 1], n[i : i + 1], bool(fl))
+        Qi, dQi = NODE.torque_force(qn[i : i + 1], n[i : i + 1], bool(fl))
         assert np.array_equal(Qm[i], Qi[0]) and np.array_equal(dQm[i], dQi[0])
 
 

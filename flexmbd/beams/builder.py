@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..bodies.rigid import Body
-from ..kinds import FrameKind, RotationVectorKind
+from ..nodes import R3R3, SE3
 from ..lie import quat_to_rotvec, se3_exp, se3_from_Rx, se3_inv, se3_log
 from ..rotations import quaternion_from_matrix, rotation_matrix
 from .geometry import CircularArc, NurbsReference, StraightLine
@@ -142,7 +142,7 @@ def add_beam(model, name, section, elements, geometry=None, start=None, end=None
     else:
         data = _nurbs_topology(geometry, n_el, order, n_gauss)
     nodes = []
-    node_kind = RotationVectorKind if formulation == "r3r3" else FrameKind
+    node_kind = R3R3 if formulation == "r3r3" else SE3
     for i, (x, R) in enumerate(zip(data.pop("x"), data.pop("R"))):
         nm = model._name(f"{name}.n{i}", "node")
         b = Body(nm, node_kind, 0.0, np.zeros((3, 3)), x.copy(), quaternion_from_matrix(R))
@@ -171,7 +171,7 @@ def _r3r3_reference(q, conn):
     """Reference element coordinates [x_A, ψ_A, x_B, ψ_B] (n_el, 12) of R³×R³ elements:
     the nodes' principal rotation vectors (as the System's initial state), node B's on
     the branch of node A's, as the elements use them."""
-    from .r3r3_branch import nearest_branch, shift_jet
+    from ..nodes.rotvec_branch import nearest_branch, shift_jet
 
     psi = quat_to_rotvec(q[:, 3:7])
     qa, qb = np.c_[q[conn[:, 0], :3], psi[conn[:, 0]]], np.c_[q[conn[:, 1], :3], psi[conn[:, 1]]]

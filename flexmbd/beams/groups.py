@@ -1,7 +1,7 @@
 """Beam element groups as the System sees them.
 
 A beam contributes three groups, all on its nodes (SE(3) frames,
-:class:`~flexmbd.kinds.FrameKind`, or R³×R³ nodes, :class:`~flexmbd.kinds.RotationVectorKind`):
+:data:`~flexmbd.nodes.SE3`, or R³×R³ nodes, :data:`~flexmbd.nodes.R3R3`):
 ``BeamInertiaGroup`` (a body group: consistent mass and gyroscopic terms,
 :mod:`.inertia`), ``BeamElasticGroup`` (a force group: internal forces Q = −f and
 ∂Q/∂Δ = −K of the element kernel) and, with gravity, a weight group (the nodal shares of
@@ -13,11 +13,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..forces.base import ForceGroup
-from ..kinds import FrameKind, RotationVectorKind
+from ..nodes import R3R3, SE3
+from ..nodes import rotvec_branch as _branch
 from ..rotations import rotation_matrix
 from . import inertia as _inertia
 from . import r3r3 as _r3r3
-from . import r3r3_branch as _branch
 from . import se3_beam as _se3_n
 from .se3_linear import elastic_forces as _se3_linear
 
@@ -25,7 +25,7 @@ from .se3_linear import elastic_forces as _se3_linear
 class BeamInertiaGroup:
     """Consistent inertia of every element of the beams of one interpolation."""
 
-    kind = FrameKind
+    kind = SE3
 
     def __init__(self, names, dof_index, config_index, N, w, Ms):
         self.element_names = list(names)
@@ -70,7 +70,7 @@ class _ElasticBeamGroup(ForceGroup):
 class BeamElasticGroup(_ElasticBeamGroup):
     """Elastic forces of two-node SE(3) beam elements (:mod:`.se3_linear`)."""
 
-    kind = FrameKind
+    kind = SE3
     output_names = ("strain_energy", "axial_force", "shear_force_2", "shear_force_3", "torque",
                     "bending_moment_2", "bending_moment_3")
 
@@ -97,7 +97,7 @@ class BeamElasticGroup(_ElasticBeamGroup):
 class BeamElasticGroupN(_ElasticBeamGroup):
     """Elastic forces of n-node SE(3) beam elements (Lagrange or NURBS, :mod:`.se3_beam`)."""
 
-    kind = FrameKind
+    kind = SE3
     output_names = ("strain_energy",)
 
     def __init__(self, names, dof_index, config_index, N, dN, w, eps0, D):
@@ -124,7 +124,7 @@ class BeamElasticGroupN(_ElasticBeamGroup):
 
 def _r3r3_aligned(qb, order):
     """Element coordinates with node B's ψ moved onto the branch nearest node A's
-    (``r3r3_branch.nearest_branch``) and the derivatives of that map (None if no element
+    (``nodes.rotvec_branch.nearest_branch``) and the derivatives of that map (None if no element
     needs a shift, i.e. the map is the identity)."""
     m = _branch.nearest_branch(qb[:, 9:12], qb[:, 3:6])
     if not np.any(m):
@@ -150,7 +150,7 @@ class R3R3ElasticGroup(_ElasticBeamGroup):
     reduced or hw).  Node B's rotation vector is brought onto node A's branch first; the
     forces and stiffness carry the exact chain rule of that map."""
 
-    kind = RotationVectorKind
+    kind = R3R3
     output_names = ("strain_energy", "axial_force", "shear_force_2", "shear_force_3", "torque",
                     "bending_moment_2", "bending_moment_3")
 
@@ -193,7 +193,7 @@ class R3R3InertiaGroup:
     with node B's ψ, ψ̇, ψ̈ mapped onto node A's branch (exact chain rule: ψ̇' = G1 ψ̇,
     ψ̈' = G1 ψ̈ + G2[ψ̇, ψ̇])."""
 
-    kind = RotationVectorKind
+    kind = R3R3
 
     def __init__(self, names, dof_index, config_index, length, rhoA, Js):
         self.element_names = list(names)

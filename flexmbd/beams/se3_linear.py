@@ -1,7 +1,7 @@
 """The two-node geometrically exact beam on SE(3) (Sonneville, Cardona & Brüls 2014).
 
 Nodes A and B are frames H_A, H_B; their increments are body-frame twists δh_A, δh_B
-(H ← H exp(δh̃), :class:`~flexmbd.kinds.FrameKind`).  The element interpolates the
+(H ← H exp(δh̃), :data:`~flexmbd.nodes.SE3`).  The element interpolates the
 relative motion along a screw,
 
     H(s) = H_A exp((s/L) d̃),    d = log(H_A⁻¹ H_B),

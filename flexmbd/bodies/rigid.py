@@ -11,13 +11,13 @@ identity G(p) s = −G(s) p.  The 4×4 mass block is singular along p; the
 normalisation constraint p·p − 1 = 0 (its own multiplier) makes the system regular.
 Planar bodies use q = [x, y, θ] with the constant mass matrix diag(m, m, I_z).
 
-Rotation-vector bodies (:class:`~flexmbd.kinds.RotationKind`) keep q = [R, p] but their
+Rotation-vector bodies (:data:`~flexmbd.nodes.ROTATION`) keep q = [R, p] but their
 velocities are v = [Ṙ, Ω] (Ω in body axes) and their increments (ΔR, Δθ) act as
 p ⊗ exp(Δθ).  Their inertia force is the body-frame Newton-Euler form
 
     F = [m R̈;  J Ω̇ + Ω × J Ω],   ∂F/∂v = [0; Ω̃ J − (J Ω)~],   ∂F/∂Δ = 0,   M = diag(m I, J).
 
-SE(3) bodies (:class:`~flexmbd.kinds.FrameKind`) have body-frame twists v = (U, Ω),
+SE(3) bodies (:data:`~flexmbd.nodes.SE3`) have body-frame twists v = (U, Ω),
 ẋ = A U, and obey M η̇ − ad(η)ᵀ M η = f on SE(3) (Sonneville et al. 2014, eq. for rigid
 bodies), with the centre of mass at the frame origin:
 
@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..kernels import AVAILABLE as USE_KERNELS
-from ..kinds import FrameKind, PlanarKind, RotationKind, SpatialKind
+from ..nodes import PLANAR, ROTATION, SE3, SPATIAL, NodeKind
 from ..rotations import DG, G_matrix, skew
 
 if USE_KERNELS:
@@ -52,7 +52,7 @@ class Body:
     """
 
     name: str
-    kind: type
+    kind: NodeKind
     mass: float
     inertia: np.ndarray
     position: np.ndarray
@@ -65,23 +65,10 @@ class Body:
         return f"Body({self.name!r}, {self.kind.name})"
 
 
-class Ground:
-    """The fixed ground frame; use the module constant :data:`GROUND`."""
-
-    name = "ground"
-    index = -1
-
-    def __repr__(self):
-        return "GROUND"
-
-
-GROUND = Ground()
-
-
 class SpatialBodyGroup:
     """All spatial bodies, evaluated together as arrays."""
 
-    kind = SpatialKind
+    kind = SPATIAL
 
     def __init__(self, bodies, dof_index, config_index=None):
         self.bodies = bodies
@@ -137,7 +124,7 @@ class SpatialBodyGroup:
 class PlanarBodyGroup:
     """All planar bodies: M = diag(m, m, I_z), no velocity-dependent inertia."""
 
-    kind = PlanarKind
+    kind = PLANAR
 
     def __init__(self, bodies, dof_index, config_index=None):
         self.bodies = bodies
@@ -166,7 +153,7 @@ class PlanarBodyGroup:
 class RotationBodyGroup:
     """All rotation-vector (Lie-group) bodies: body-frame Newton-Euler equations."""
 
-    kind = RotationKind
+    kind = ROTATION
 
     def __init__(self, bodies, dof_index, config_index):
         self.bodies = bodies
@@ -208,7 +195,7 @@ class RotationBodyGroup:
 class FrameBodyGroup(RotationBodyGroup):
     """All SE(3) rigid bodies (kind ``se3``): body-frame Newton-Euler on SE(3)."""
 
-    kind = FrameKind
+    kind = SE3
 
     def inertia_force(self, qb, vb, ab, jacobians=True):
         """F = [m (U̇ + Ω × U); J Ω̇ + Ω × J Ω]; ∂F/∂Δ = 0, ∂F/∂v, M."""

@@ -22,7 +22,7 @@ from itertools import chain
 
 import numpy as np
 
-from ..kinds import CONSTANT, ZERO, MarkerSet
+from ..nodes import CONSTANT, ZERO
 from ..kernels import AVAILABLE as USE_KERNELS
 from ..timefunctions import TimeFunction
 
@@ -111,7 +111,7 @@ class DotConstraintGroup:
                         count=3 * len(slots)).reshape(n, 2, 2, 2, 3)
         self.side = side
         self.sign = np.array([1.0, -1.0])[None, None, None, :] * (mtype != ZERO)
-        self.markers = MarkerSet(kind, u.reshape(-1, 3), mtype.reshape(-1))
+        self.markers = kind.markers(u.reshape(-1, 3), mtype.reshape(-1))
         cols = side.reshape(-1)[:, None] * nq + np.arange(nq)[None, :]
         rows = np.repeat(np.arange(n), 8)
         self.slot_dof = self.config_index[rows[:, None], cols]  # (n*8, nq) into extended q
@@ -122,7 +122,7 @@ class DotConstraintGroup:
         self.side_flat = np.ascontiguousarray(side.reshape(-1))
         #: C(u) of every marker slot, for the compiled kernel (spatial kind; constant per joint)
         self.marker_tensors = np.zeros((0, 3, 4, 4))
-        if USE_KERNELS and kind.name == "spatial":
+        if USE_KERNELS and kind.marker_tensors:
             from ..kernels.markers import marker_tensors
 
             self.marker_tensors = marker_tensors(np.ascontiguousarray(self.markers.u, dtype=float),
@@ -186,7 +186,7 @@ class DotConstraintGroup:
         """Φ, Φ_q and (if asked) λ_e ∂²φ_e/∂q² from one evaluation of the markers."""
         n, nq = len(self), self.nv
         w, _, _, s, _, _ = self._time_terms(t)
-        if USE_KERNELS and self.kind.compiled:
+        if USE_KERNELS and self.kind.kernel_code is not None:
             return _kernel_assemble(self, qe, w, s, lam, hessian)
         qb, X, Y, JX, JY, d, grad = self._dots(qe)
         phi = np.einsum("nk,nk->n", w, d) - s

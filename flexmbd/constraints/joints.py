@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kinds import POINT, VECTOR
+from ..nodes import POINT, VECTOR
 from ..rotations import perpendicular_pair
 from .dot import NO_SLOT, Equation, const
 

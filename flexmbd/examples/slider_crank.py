@@ -28,7 +28,7 @@ def build(k=2e4, c=0.0, actuator=0.0, parameterization="quaternion"):
     """The P1 slider-crank as a :class:`Model` (bodies 'crank', 'link', 'slider').
 
     ``parameterization`` of the bodies: "quaternion" (P1's Euler parameters) or "rotation"
-    (rotation-vector increments, :class:`~flexmbd.kinds.RotationKind`)."""
+    (rotation-vector increments, :data:`~flexmbd.nodes.ROTATION`)."""
     par = dict(parameterization=parameterization)
     L, phi = LENGTH, CRANK_ANGLE
     A = L * np.array([np.cos(phi), np.sin(phi), 0.0])

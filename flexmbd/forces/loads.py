@@ -6,21 +6,20 @@ A torque n on a spatial body does virtual work n·δπ with δπ = 2 E δp (glob
 δπ' = 2 G δp (body frame), so Q_p = 2 Eᵀ n or 2 Gᵀ n' (Nikravesh 1988, sec. 6.4).
 On a rotation-vector body (increment Δθ in body axes, δπ = A δθ) Q_θ = Aᵀ n or n', and
 ∂(Aᵀ n)/∂Δθ = (Aᵀ n)~.  On an R³×R³ node (total rotation vector ψ, δπ = R T(ψ) δψ)
-Q_ψ = T(ψ) n or T(ψ)ᵀ n' (``beams.r3r3.torque_force``).
+Q_ψ = T(ψ) n or T(ψ)ᵀ n' (``nodes.rotvec.torque_force``).  These generalised forces are
+the node kinds' (:meth:`flexmbd.nodes.NodeKind.torque_force`, ``weight``).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..kernels import AVAILABLE as USE_KERNELS
-from ..kinds import POINT, VECTOR, FrameKind, MarkerSet, PlanarKind, RotationKind, RotationVectorKind, SpatialKind
-from ..rotations import DE, DG, E_matrix, G_matrix, rotation_matrix, skew
+from ..nodes import POINT, VECTOR
 from ..timefunctions import Constant
 from .base import ForceGroup
 
 if USE_KERNELS:
     from ..kernels import loads as _loads
-    from ..kernels.dot import KIND_CODES as _KIND_CODES
 
 
 def _scales(functions, t):
@@ -37,6 +36,8 @@ def _config(dof_index, config_index, kind):
 
 
 class GravityGroup(ForceGroup):
+    """Weights m g of nodes at their origins (the node kind gives the generalised force)."""
+
     is_load = True
 
     def __init__(self, kind, bodies, dof_index, gravity, config_index=None):
@@ -45,27 +46,14 @@ class GravityGroup(ForceGroup):
         self.dof_index = np.asarray(dof_index, dtype=int).reshape(len(bodies), kind.nv)
         self.config_index = _config(self.dof_index, config_index, kind)
         self.mass = np.array([b.mass for b in bodies], dtype=float)
-        g = np.asarray(gravity, dtype=float)
-        self.g = g if kind is not PlanarKind else g[:2]
-        self.ntr = len(self.g)
+        self.g = np.asarray(gravity, dtype=float)
 
     def evaluate(self, qe, ve, t, jacobians=True):
-        Q = np.zeros(self.dof_index.shape)
-        if self.kind is FrameKind:
-            # body-frame translational increments: Q_U = Aᵀ m g, ∂(Aᵀ m g)/∂Θ = (Aᵀ m g)~
-            A = rotation_matrix(qe[self.config_index[:, 3:7]])
-            b = np.einsum("nji,j->ni", A, self.g) * self.mass[:, None]
-            Q[:, :3] = b
-            if not jacobians:
-                return Q, None, None
-            K = np.zeros(Q.shape + (6,))
-            K[:, :3, 3:] = skew(b)
-            return Q, K, None
-        Q[:, : self.ntr] = self.mass[:, None] * self.g
-        return Q, None, None
+        Q, K = self.kind.weight(qe[self.config_index], self.mass, self.g, jacobians)
+        return Q, K, None
 
     def potential_energy(self, qe, t):
-        R = qe[self.config_index[:, : self.ntr]]
+        R = self.kind.pose(qe[self.config_index])[0]
         return float(-np.sum(self.mass * (R @ self.g)))
 
 
@@ -80,10 +68,10 @@ class PointForceGroup(ForceGroup):
         self.dof_index = np.asarray(dof_index, dtype=int).reshape(len(names), kind.nv)
         self.config_index = _config(self.dof_index, config_index, kind)
         n = len(names)
-        self.points = MarkerSet(kind, u_point, np.full(n, POINT))
+        self.points = kind.markers(u_point, np.full(n, POINT))
         self.f = np.asarray(f, dtype=float).reshape(n, 3)
         self.body_fixed = np.asarray(body_fixed, dtype=bool)
-        self.fixed_dirs = MarkerSet(kind, self.f, np.where(self.body_fixed, VECTOR, 0))
+        self.fixed_dirs = kind.markers(self.f, np.where(self.body_fixed, VECTOR, 0))
         self.functions = list(scale_functions)
         self.constant = all(isinstance(fn, Constant) for fn in self.functions)
         self._s = _scales(self.functions, 0.0) if self.constant else None
@@ -91,11 +79,11 @@ class PointForceGroup(ForceGroup):
     def evaluate(self, qe, ve, t, jacobians=True):
         qb = qe[self.config_index]
         s = self._s if self.constant else _scales(self.functions, t)
-        if USE_KERNELS and self.kind.compiled:
+        if USE_KERNELS and self.kind.kernel_code is not None:
             n, nv = qb.shape[0], self.kind.nv
             Q = np.empty((n, nv))
             K = np.empty((n, nv, nv)) if jacobians else np.empty((0, nv, nv))
-            _loads.point_forces(_KIND_CODES[self.kind.name], qb, self.points.u, self.f, self.body_fixed, s,
+            _loads.point_forces(self.kind.kernel_code, qb, self.points.u, self.f, self.body_fixed, s,
                                 jacobians, Q, K)
             return Q, (K if jacobians else None), None
         x, J = self.points.evaluate(qb)
@@ -123,29 +111,6 @@ class TorqueGroup(ForceGroup):
         self.functions = list(scale_functions)
 
     def evaluate(self, qe, ve, t, jacobians=True):
-        qb = qe[self.config_index]
         s = _scales(self.functions, t)
-        n = self.n * s[:, None]
-        Q = np.zeros(self.dof_index.shape)
-        K = np.zeros(Q.shape + (Q.shape[1],)) if jacobians else None
-        if self.kind is RotationKind or self.kind is FrameKind:
-            b = np.where(self.body_fixed[:, None], n, np.einsum("nji,nj->ni", rotation_matrix(qb[:, 3:7]), n))
-            Q[:, 3:] = b
-            if jacobians:
-                K[:, 3:, 3:] = np.where(self.body_fixed[:, None, None], 0.0, skew(b))
-        elif self.kind is RotationVectorKind:
-            from ..beams.r3r3 import torque_force
-
-            Q, dQ = torque_force(qb, n, self.body_fixed)
-            K = dQ if jacobians else None
-        elif self.kind is SpatialKind:
-            p = qb[:, 3:7]
-            T = np.where(self.body_fixed[:, None, None], G_matrix(p), E_matrix(p))
-            Q[:, 3:] = 2.0 * np.einsum("nij,ni->nj", T, n)
-            if jacobians:
-                KE = 2.0 * np.einsum("ni,ijk->njk", n, DE)
-                KG = 2.0 * np.einsum("ni,ijk->njk", n, DG)
-                K[:, 3:, 3:] = np.where(self.body_fixed[:, None, None], KG, KE)
-        else:
-            Q[:, 2] = n[:, 2]
+        Q, K = self.kind.torque_force(qe[self.config_index], self.n * s[:, None], self.body_fixed, jacobians)
         return Q, K, None

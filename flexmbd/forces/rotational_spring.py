@@ -14,7 +14,7 @@ any relative rotation about the axis, and its derivatives are analytic:
     ∂²δ/∂q² = (∂y ∂xᵀ − ∂x ∂yᵀ + x ∂²y − y ∂²x)/r² − 2 ∂δ ⊗ (x ∂x + y ∂y)/r²,
 
 where the second derivatives of the dot products come from the markers
-(:meth:`flexmbd.kinds.MarkerSet.contract`).  The torque on j about +a (and its reaction
+(:meth:`flexmbd.nodes.MarkerSet.contract`).  The torque on j about +a (and its reaction
 on i) is
 
     T = −k δ − c δ' + τ_a(t),     δ' = ∂δ/∂q · q',
@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kinds import VECTOR, MarkerSet
+from ..nodes import VECTOR
 from ..rotations import perpendicular_pair
 from ..timefunctions import Constant
 from .base import ForceGroup
@@ -60,9 +60,9 @@ class RotationalSpringDamperGroup(ForceGroup):
         self.dof_index = np.asarray(dof_index, dtype=int).reshape(n, 2 * kind.nv)
         self.config_index = _config(self.dof_index, config_index, kind)
         vec = np.full(n, VECTOR)
-        self.mf_i = MarkerSet(kind, f_i, vec)
-        self.mg_i = MarkerSet(kind, g_i, vec)
-        self.mf_j = MarkerSet(kind, f_j, vec)
+        self.mf_i = kind.markers(f_i, vec)
+        self.mg_i = kind.markers(g_i, vec)
+        self.mf_j = kind.markers(f_j, vec)
         self.k = np.asarray(k, dtype=float).reshape(n)
         self.c = np.asarray(c, dtype=float).reshape(n)
         self.angle0 = np.asarray(angle0, dtype=float).reshape(n)

@@ -22,14 +22,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels import AVAILABLE as USE_KERNELS
-from ..kinds import POINT, MarkerSet
+from ..nodes import POINT
 from ..timefunctions import Constant
 from .base import ForceGroup
 from .loads import _config
 
 if USE_KERNELS:
     from ..kernels import spring_damper as _sda
-    from ..kernels.dot import KIND_CODES as _KIND_CODES
 
 
 def _law_derivatives(law, delta, rate):
@@ -67,8 +66,8 @@ class SpringDamperGroup(ForceGroup):
         self.element_names = list(names)
         self.dof_index = np.asarray(dof_index, dtype=int).reshape(n, 2 * kind.nv)
         self.config_index = _config(self.dof_index, config_index, kind)
-        self.mi = MarkerSet(kind, u_i, np.full(n, POINT))
-        self.mj = MarkerSet(kind, u_j, np.full(n, POINT))
+        self.mi = kind.markers(u_i, np.full(n, POINT))
+        self.mj = kind.markers(u_j, np.full(n, POINT))
         self.k = np.asarray(k, dtype=float)
         self.c = np.asarray(c, dtype=float)
         self.l0 = np.asarray(rest_length, dtype=float)
@@ -113,7 +112,7 @@ class SpringDamperGroup(ForceGroup):
 
     # -------------------------------------------------------------- forces
     def evaluate(self, qe, ve, t, jacobians=True):
-        if USE_KERNELS and self.kind.compiled:
+        if USE_KERNELS and self.kind.kernel_code is not None:
             return self._evaluate_compiled(qe, ve, t, jacobians)
         kin = self._kinematics(qe, ve)
         Jh, e, l, hd = kin["Jh"], kin["e"], kin["l"], kin["hd"]
@@ -142,7 +141,7 @@ class SpringDamperGroup(ForceGroup):
 
     def _evaluate_compiled(self, qe, ve, t, jacobians):
         ql, vl = qe[self.config_index], ve[self.dof_index]
-        kcode = _KIND_CODES[self.kind.name]
+        kcode = self.kind.kernel_code
         n, m = vl.shape
         length, rate = np.empty(n), np.empty(n)
         if not self.law_index:

@@ -928,8 +928,8 @@ def _tf_to_data(fn, what):
 def model_to_dict(model: Model, solver: dict | None = None, outputs=(), description: str = "") -> dict:
     """A Python-built :class:`Model` as model-file data (round-trips through
     :func:`load_model_text`; raises :class:`DumpError` for callables)."""
-    from ..bodies.rigid import GROUND
-    from ..kinds import PlanarKind
+    from ..ground import GROUND
+    from ..nodes import PLANAR
 
     def ref(b):
         return "ground" if b is GROUND else b.name
@@ -948,7 +948,7 @@ def model_to_dict(model: Model, solver: dict | None = None, outputs=(), descript
         if b.kind.name == "spatial-lie":
             raise ModelError(f"body {b.name!r}: rotation-vector bodies (parameterization='rotation') "
                              "cannot be written to model files yet")
-        if b.kind is PlanarKind:
+        if b.kind == PLANAR:
             bodies.append({"name": b.name, "type": "planar", "mass": _f(b.mass), "inertia": _f(b.inertia[2, 2]),
                            "position": _list(b.position[:2]), "angle": _f(b.orientation[0]),
                            "velocity": _list(b.velocity[:2]), "angular_velocity": _f(b.angular_velocity[2])})

@@ -35,7 +35,8 @@ from datetime import datetime, timezone
 
 import numpy as np
 
-from ..results import STAT_FIELDS, Result
+from ..nodes import kind_from_key
+from ..results import NODE_OUTPUTS, STAT_FIELDS, Result
 
 FORMAT = "flexmbd-results"
 FORMAT_VERSION = 1
@@ -152,7 +153,7 @@ def box_half_extents(mass, inertia):
 
 def _local(body, point):
     """A global point of the initial configuration in the body's frame (ground: itself)."""
-    from ..bodies.rigid import GROUND
+    from ..ground import GROUND
     from ..model import body_position, body_rotation
 
     p = np.asarray(point, dtype=float)
@@ -163,8 +164,8 @@ def _local(body, point):
 
 def system_geometry(system):
     """What the pictures need, from a System: boxes, lines (springs, distances), markers."""
-    from ..bodies.rigid import GROUND
-    from ..kinds import PlanarKind
+    from ..ground import GROUND
+    from ..nodes import PLANAR
 
     model = system.model
     # beam nodes (massless frames): small cubes, a tenth of the distance to the next node
@@ -180,7 +181,7 @@ def system_geometry(system):
     for b in model.bodies:
         if not b.mass > 0:  # a beam node or another massless frame
             hb, ab = np.full(3, node_size.get(id(b), 0.01)), np.eye(3)
-        elif b.kind is not PlanarKind:
+        elif b.kind != PLANAR:
             hb, ab = box_half_extents(b.mass, b.inertia)
         else:  # planar: a square plate in x-y with I_z = m (a² + b²)/3
             s = np.sqrt(1.5 * float(b.inertia[2, 2]) / b.mass)
@@ -586,68 +587,46 @@ class StoredResult(Result):
         raise KeyError(f"no output named {name!r} in {self.path or 'this result'}{hint}{need}")
 
     def _layout_output(self, name):
-        from ..rotations import E_matrix, rotation_matrix
-
         owner, _, what = name.rpartition(".")
         lay = self.layout
-        if owner in lay["body_names"]:
-            i = lay["body_names"].index(owner)
-            o, oc = int(lay["body_offsets"][i]), int(_config_offsets(lay)[i])
-            kind = lay["body_kinds"][i]
-            spatial = kind in ("spatial", "spatial-lie", "se3", "r3r3")
-            q = self.q[:, oc:oc + {"r3r3": 6}.get(kind, 7 if spatial else 3)]
-            v = self.v[:, o:o + {"spatial": 7, "spatial-lie": 6, "se3": 6, "r3r3": 6}.get(kind, 3)]
-            z = np.zeros(len(q))
-            if kind == "r3r3" and what in ("orientation", "angular_velocity"):
-                from ..results import rotvec_output
-                return rotvec_output(what, q, v)
-            if what == "angular_velocity" and kind in ("spatial-lie", "se3"):
-                return np.einsum("nij,nj->ni", rotation_matrix(q[:, 3:7]), v[:, 3:6])
-            if what == "velocity" and kind == "se3":
-                return np.einsum("nij,nj->ni", rotation_matrix(q[:, 3:7]), v[:, :3])
-            if what == "position":
-                return q[:, :3] if spatial else np.c_[q[:, :2], z]
-            if what == "velocity":
-                return v[:, :3] if spatial else np.c_[v[:, :2], z]
-            if what == "orientation":
-                return q[:, 3:7] if spatial else q[:, 2]
-            if what == "angular_velocity":
-                if spatial:
-                    return 2.0 * np.einsum("nij,nj->ni", E_matrix(q[:, 3:7]), v[:, 3:7])
-                return np.c_[z, z, v[:, 2]]
+        if owner in lay["body_names"] and what in NODE_OUTPUTS:
+            kind, q, v = self._body_state(lay["body_names"].index(owner))
+            return kind.output(what, q, v)
         if what == "multipliers" and owner in lay["equation_owner"]:
             idx = [j for j, o in enumerate(lay["equation_owner"]) if o == owner]
             return self.lam[:, idx]
         return None
 
+    def _body_state(self, i, rows=None):
+        """Node kind of body i and its rows of q and v (all rows, or ``rows``)."""
+        lay = self.layout
+        kind = kind_from_key(lay["body_kinds"][i])
+        o, oc = int(lay["body_offsets"][i]), int(_config_offsets(lay)[i])
+        q, v = (self.q, self.v) if rows is None else (self.q[rows], self.v[rows])
+        return kind, q[:, oc:oc + kind.nq], v[:, o:o + kind.nv]
+
     # ---------------------------------------------------------- poses for pictures
     def body_poses(self, rows=None):
         """Positions (F, nb, 3) and rotation matrices (F, nb, 3, 3) of every body at ``rows``."""
-        from ..rotations import rotation_matrix
-
         rows = np.arange(len(self.t)) if rows is None else np.asarray(rows)
-        lay = self.layout
-        nb = len(lay["body_names"])
+        nb = len(self.layout["body_names"])
         R = np.zeros((len(rows), nb, 3))
         A = np.zeros((len(rows), nb, 3, 3))
         for i in range(nb):
-            o = int(_config_offsets(lay)[i])
-            q = self.q[rows]
-            if lay["body_kinds"][i] == "r3r3":
-                from ..lie import so3_exp
-                R[:, i] = q[:, o:o + 3]
-                A[:, i] = so3_exp(q[:, o + 3:o + 6])
-            elif lay["body_kinds"][i] in ("spatial", "spatial-lie", "se3"):
-                R[:, i] = q[:, o:o + 3]
-                p = q[:, o + 3:o + 7]
-                A[:, i] = rotation_matrix(p / np.linalg.norm(p, axis=1, keepdims=True))
-            else:
-                R[:, i, :2] = q[:, o:o + 2]
-                c, s = np.cos(q[:, o + 2]), np.sin(q[:, o + 2])
-                A[:, i] = np.zeros((3, 3))
-                A[:, i, 0, 0], A[:, i, 0, 1], A[:, i, 1, 0], A[:, i, 1, 1] = c, -s, s, c
-                A[:, i, 2, 2] = 1.0
+            kind, q, _ = self._body_state(i, rows)
+            R[:, i], A[:, i] = kind.pose(q)
         return R, A
+
+    def body_twists(self, rows=None):
+        """Origin velocities (F, nb, 3) and angular velocities (F, nb, 3) of every body at ``rows``."""
+        rows = np.arange(len(self.t)) if rows is None else np.asarray(rows)
+        nb = len(self.layout["body_names"])
+        vR = np.zeros((len(rows), nb, 3))
+        w = np.zeros((len(rows), nb, 3))
+        for i in range(nb):
+            kind, q, v = self._body_state(i, rows)
+            vR[:, i], w[:, i] = kind.twist(q, v)
+        return vR, w
 
 
 def _s(x):

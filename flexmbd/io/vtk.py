@@ -114,35 +114,11 @@ def write_vtk(result, out_dir, every=1, name=None):
 
 def _point_velocities(result, rows, sc):
     """Velocity of every picture point (rigid-body field of its body; 0 on ground)."""
-    from ..rotations import E_matrix, rotation_matrix
-
     lay = result.layout
     F = len(rows)
     nb = len(lay["body_names"])
-    vR = np.zeros((F, nb, 3))
-    w = np.zeros((F, nb, 3))
     R, _ = result.body_poses(rows)
-    q, v = result.q[rows], result.v[rows]
-    for i in range(nb):
-        o = int(lay["body_offsets"][i])
-        oc = int(lay.get("body_config_offsets", lay["body_offsets"])[i])
-        if lay["body_kinds"][i] == "se3":
-            A = rotation_matrix(q[:, oc + 3:oc + 7])
-            vR[:, i] = np.einsum("nij,nj->ni", A, v[:, o:o + 3])
-            w[:, i] = np.einsum("nij,nj->ni", A, v[:, o + 3:o + 6])
-        elif lay["body_kinds"][i] == "r3r3":
-            from ..results import rotvec_output
-            vR[:, i] = v[:, o:o + 3]
-            w[:, i] = rotvec_output("angular_velocity", q[:, oc:oc + 6], v[:, o:o + 6])
-        elif lay["body_kinds"][i] == "spatial-lie":
-            vR[:, i] = v[:, o:o + 3]
-            w[:, i] = np.einsum("nij,nj->ni", rotation_matrix(q[:, oc + 3:oc + 7]), v[:, o + 3:o + 6])
-        elif lay["body_kinds"][i] == "spatial":
-            vR[:, i] = v[:, o:o + 3]
-            w[:, i] = 2.0 * np.einsum("nij,nj->ni", E_matrix(q[:, o + 3:o + 7]), v[:, o + 3:o + 7])
-        else:
-            vR[:, i, :2] = v[:, o:o + 2]
-            w[:, i, 2] = v[:, o + 2]
+    vR, w = result.body_twists(rows)
     g = result.geometry
 
     def field(body, P):  # P (F, k, 3)

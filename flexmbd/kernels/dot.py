@@ -14,8 +14,7 @@ from .markers import (
 )
 
 PLANAR, SPATIAL, FRAME = 0, 1, 2
-#: kind codes of the kinds this kernel serves (kinds.py names)
-KIND_CODES = {"planar": PLANAR, "spatial": SPATIAL, "se3": FRAME}
+#: the node kinds' ``kernel_code`` values this kernel serves (flexmbd.nodes)
 
 
 @njit(cache=True)
@@ -131,7 +130,7 @@ def _assemble(kcode, nv, qe, slot_dof, u, mtype, side, sign, w, s, lam, hessian,
 def assemble(group, qe, w, s, lam, hessian):
     """Φ, Φ_q and λ-weighted Hessians of a DotConstraintGroup."""
     n = len(group)
-    kcode = KIND_CODES[group.kind.name]
+    kcode = group.kind.kernel_code
     m = 2 * group.nv
     phi = np.empty(n)
     Jq = np.empty((n, m))

@@ -1,4 +1,4 @@
-"""Compiled state increment and tangent operator of SE(3) frames (FrameKind, kinds.py)."""
+"""Compiled state increment and tangent operator of SE(3) frames (flexmbd.nodes.frame)."""
 from __future__ import annotations
 
 import math
@@ -11,7 +11,7 @@ from .lie import coef_b, coef_c, coef_hs, rotation_matrix, se3_T
 
 @njit(cache=True)
 def increment(q, dv, out):
-    """H ⊕ Δ = H exp(Δ̃) row by row: q, out (N, 7), dv (N, 6) (``FrameKind.increment``)."""
+    """H ⊕ Δ = H exp(Δ̃) row by row: q, out (N, 7), dv (N, 6) (``FrameKind.increment``, nodes/frame.py)."""
     A = np.empty((3, 3))
     for r in range(q.shape[0]):
         U0, U1, U2 = dv[r, 0], dv[r, 1], dv[r, 2]

@@ -1,4 +1,4 @@
-"""Marker kinematics for one marker, compiled (see :mod:`flexmbd.kinds` for the maths)."""
+"""Marker kinematics for one marker, compiled (see :mod:`flexmbd.nodes` for the maths)."""
 from __future__ import annotations
 
 import numpy as np

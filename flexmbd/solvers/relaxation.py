@@ -337,7 +337,7 @@ def _project_velocities(system, q, v, t):
 
 
 def _check_free(system):
-    from ..bodies.rigid import GROUND
+    from ..ground import GROUND
 
     for e in system.model.elements:
         if any(b is GROUND for b in e.bodies) or e.kind in ("force", "torque"):
@@ -348,30 +348,16 @@ def _check_free(system):
 
 def momenta(system, q, v):
     """Total mass, centre of mass, linear momentum, angular momentum about the centre
-    of mass and the inertia tensor about it (global axes) of a system of rigid bodies."""
-    from ..kinds import RotationKind, SpatialKind
-    from ..rotations import E_matrix, rotation_matrix
-
+    of mass and the inertia tensor about it (global axes) of a system of rigid bodies
+    (their poses and twists from the node kinds)."""
     mt, mr = 0.0, np.zeros(3)
     parts = []
     for b in system.model.bodies:
-        qb, vb = q[system.config_slice(b)], v[system.body_slice(b)]
-        if b.kind is RotationKind:
-            A = rotation_matrix(qb[3:7])
-            R, Rd = qb[:3], vb[:3]
-            w = A @ vb[3:6]
-            Jg = A @ b.inertia @ A.T
-        elif b.kind is SpatialKind:
-            p = qb[3:7] / np.linalg.norm(qb[3:7])
-            A = rotation_matrix(p)
-            R, Rd = qb[:3], vb[:3]
-            w = 2.0 * E_matrix(p) @ vb[3:7]
-            Jg = A @ b.inertia @ A.T
-        else:
-            R, Rd = np.r_[qb[:2], 0.0], np.r_[vb[:2], 0.0]
-            w = np.array([0.0, 0.0, vb[2]])
-            Jg = np.diag([0.0, 0.0, b.inertia[2, 2]])
-        parts.append((b.mass, R, Rd, w, Jg))
+        qb, vb = q[system.config_slice(b)][None], v[system.body_slice(b)][None]
+        R, A = b.kind.pose(qb)
+        Rd, w = b.kind.twist(qb, vb)
+        R, A, Rd, w = R[0], A[0], Rd[0], w[0]
+        parts.append((b.mass, R, Rd, w, A @ b.inertia @ A.T))
         mt += b.mass
         mr += b.mass * R
     c = mr / mt
@@ -388,33 +374,15 @@ def remove_rigid_motion(system, q, v):
     """v minus the rigid-body velocity field (V + Ω × (R − c), ω = Ω) that carries the
     net linear momentum and the angular momentum about the centre of mass; the result
     has zero momenta.  This is the mass-orthogonal projection off the rigid motions."""
-    from ..kinds import PlanarKind, RotationKind, SpatialKind
-    from ..rotations import E_matrix, rotation_matrix
-
     mt, c, P, L, Ic = momenta(system, q, v)
     V = P / mt
-    if all(b.kind is PlanarKind for b in system.model.bodies):
-        Om = np.array([0.0, 0.0, L[2] / Ic[2, 2]]) if Ic[2, 2] > 0 else np.zeros(3)
-    else:
-        Om = np.linalg.lstsq(Ic, L, rcond=None)[0]
+    Om = np.linalg.lstsq(Ic, L, rcond=None)[0]
     v = v.copy()
     for b in system.model.bodies:
         s = system.body_slice(b)
-        qb = q[system.config_slice(b)]
-        if b.kind is RotationKind:
-            v[s.start:s.start + 3] -= V + np.cross(Om, qb[:3] - c)
-            v[s.start + 3:s.start + 6] -= rotation_matrix(qb[3:7]).T @ Om
-        elif b.kind is SpatialKind:
-            R = qb[:3]
-            vr = V + np.cross(Om, R - c)
-            p = qb[3:7] / np.linalg.norm(qb[3:7])
-            v[s.start:s.start + 3] -= vr
-            v[s.start + 3:s.start + 7] -= 0.5 * E_matrix(p).T @ Om
-        else:
-            R = np.r_[qb[:2], 0.0]
-            vr = V + np.cross(Om, R - c)
-            v[s.start:s.start + 2] -= vr[:2]
-            v[s.start + 2] -= Om[2]
+        qb = q[system.config_slice(b)][None]
+        R = b.kind.pose(qb)[0][0]
+        v[s] -= b.kind.velocity_from_twist(qb, (V + np.cross(Om, R - c))[None], Om[None])[0]
     return v
 
 

@@ -45,7 +45,7 @@ import warnings
 import numpy as np
 from scipy.optimize import brentq
 
-from ...bodies.rigid import GROUND
+from ...ground import GROUND
 from ...model import Model
 from ...rotations import quaternion_from_axis_angle
 from ...solvers.integrators import HHT, GeneralizedAlpha, Newmark

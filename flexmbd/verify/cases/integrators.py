@@ -29,7 +29,7 @@ import warnings
 
 import numpy as np
 
-from ...bodies.rigid import GROUND
+from ...ground import GROUND
 from ...model import Model
 from ...solvers.integrators import HHT, GeneralizedAlpha, Newmark
 from ..references import newmark_family_spectral_radius, two_mass_chain_modes
