@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 
 from .ground import GROUND
-from .forces.loads import PointForceGroup, TorqueGroup
 from .nodes import PLANAR, POINT
 
 STAT_FIELDS = ("iterations", "refreshes", "factorizations", "seconds", "substeps")
@@ -167,23 +166,13 @@ class Result:
         ke = np.array([sys.kinetic_energy(q, v) for q, v in zip(self.q, self.v)])
         pe = np.array([sys.potential_energy(q, t) for t, q in zip(self.t, self.q)])
         pw = np.array([sys.dissipation_power(q, v, t) for t, q, v in zip(self.t, self.q, self.v)])
-        lw = np.array([self._load_power(q, v, t) for t, q, v in zip(self.t, self.q, self.v)])
+        lw = np.array([sys.external_power(q, v, t, lam) for t, q, v, lam in zip(self.t, self.q, self.v, self.lam)])
         dt = np.diff(self.t)
         dissipated = np.r_[0.0, np.cumsum(0.5 * (pw[1:] + pw[:-1]) * dt)]
         work = np.r_[0.0, np.cumsum(0.5 * (lw[1:] + lw[:-1]) * dt)]
         total = ke + pe
         return {"kinetic": ke, "potential": pe, "dissipated": dissipated, "external_work": work,
                 "total": total, "numerical_dissipation": total[0] + work - total - dissipated}
-
-    def _load_power(self, q, v, t):
-        sys = self.system
-        qe, ve = sys.extend(q), sys.extend_velocity(v)
-        p = 0.0
-        for g in sys.force_groups:
-            if isinstance(g, (PointForceGroup, TorqueGroup)):
-                Q, _, _ = g.evaluate(qe, ve, t, jacobians=False)
-                p += float(np.sum(Q * ve[g.dof_index]))
-        return p
 
     def plot(self, *names, path=None, ax=None):
         """Plot named outputs against time; saves to ``path`` if given."""

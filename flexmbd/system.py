@@ -38,14 +38,13 @@ from .forces.loads import GravityGroup, PointForceGroup, TorqueGroup
 from .forces.spring_damper import SpringDamperGroup
 from .forces.rotational_spring import RotationalSpringDamperGroup
 from .ground import GROUND
+from .groups import JACOBIAN_TERMS, EvalContext, tangent_map
 from .nodes import KINDS, PLANAR, ROTATION, SE3, SPATIAL
 from .linalg import DENSE_LIMIT
 from .model import ModelError, body_position
 
-#: Names of the switchable parts of the Newton matrix.  P1's M1 is everything but the
-#: spring-damper-actuator parts, M2 = "sda_stiffness" (∂Q/∂q), M3 = "sda_damping" (∂Q/∂q').
-JACOBIAN_TERMS = ("inertia", "constraint_hessian", "force_stiffness", "force_damping",
-                  "sda_stiffness", "sda_damping")
+#: P1's Jacobian parts: M1 is everything but the spring-damper-actuator parts,
+#: M2 = "sda_stiffness" (∂Q/∂q), M3 = "sda_damping" (∂Q/∂q') (names: groups.JACOBIAN_TERMS).
 P1_PARTS = {"M1": {"inertia", "constraint_hessian", "force_stiffness", "force_damping"},
             "M2": {"sda_stiffness"}, "M3": {"sda_damping"}}
 
@@ -438,9 +437,16 @@ class System:
         return groups
 
     # ========================================================== constraints
+    @property
+    def groups(self):
+        """Every group in evaluation order: inertia, forces, constraints."""
+        return self.body_groups + self.force_groups + self.constraint_groups
+
     def _index_constraints(self):
         self.m = sum(len(g) for g in self.constraint_groups)
         self.constraint_offsets = np.cumsum([0] + [len(g) for g in self.constraint_groups])[:-1]
+        for g, off in zip(self.constraint_groups, self.constraint_offsets):
+            g.first_row = int(off)
         self.equation_owner = [o for g in self.constraint_groups for o in g.owner]
         self.equation_label = [lab for g in self.constraint_groups for lab in g.label]
         self.owner_equations = {}
@@ -506,24 +512,9 @@ class System:
                       RedundantConstraintWarning, stacklevel=3)
 
     def projection_matrix(self, q, t):
-        """[[M, Φ_qᵀ], [Φ_q, 0]] at q (no force elements, no constraint Hessians)."""
-        qe = self.extend(q)
-        zero = np.zeros(self.n_ext)
-        if self.compiled is not None:  # the Newton matrix with c_M = 1, c_D = c_K = 0
-            return self.compiled.evaluate(qe, zero, zero, np.zeros(self.m), t, 1.0, 0.0, 0.0, 1.0, True)[2]
-        blocks, jac_blocks = [], []
-        for g in self.body_groups:
-            qb = qe[g.config_index]
-            M = g.inertia_force(qb, zero[g.dof_index], zero[g.dof_index], jacobians=True)[3]
-            blocks.append(M.ravel())
-        for g in self.force_groups:
-            blocks.append(np.zeros(g.dof_index.size * g.dof_index.shape[1]))
-        for g in self.constraint_groups:
-            blocks.append(np.zeros(g.dof_index.size * g.dof_index.shape[1]))
-            jac_blocks.append(g.evaluate(qe, t)[1].ravel())
-        for jb in jac_blocks:
-            blocks += [jb, jb]
-        return self._scatter_matrix(np.concatenate(blocks))
+        """[[M, Φ_qᵀ], [Φ_q, 0]] at q: the Newton matrix with c_M = 1, c_D = c_K = 0 at rest."""
+        zero = np.zeros(self.n)
+        return self.evaluate(q, zero, zero, np.zeros(self.m), t, cM=1.0, cD=0.0, cK=0.0)[2]
 
     def _scatter_matrix(self, data):
         N = self.n + self.m
@@ -567,7 +558,7 @@ class System:
         def coord(idx):
             return np.where(idx >= self.n, -1, idx)
 
-        groups = self.body_groups + self.force_groups + self.constraint_groups
+        groups = self.groups
         # the distinct coordinate lists of all elements, per width
         by_width = {}
         for g in groups:
@@ -612,7 +603,7 @@ class System:
         self.dense = N <= DENSE_LIMIT
         self._keys = uniq
         self._dense_pos = np.append(uniq, N * N)[self._pos] if self.dense else None  # else made when needed
-        groups = self.body_groups + self.force_groups + self.constraint_groups
+        groups = self.groups
         vec = np.concatenate([g.dof_index.ravel() for g in groups]) if groups else np.zeros(0, int)
         self._vec_index = np.where(vec >= self.n, self.n, vec)
         # the CSR matrix of the sorted unique (row, col) pairs stores .data in that order
@@ -657,21 +648,7 @@ class System:
         increment space) by the tangent operator T(Δ) of its Lie-group bodies."""
         if delta is None or self.additive:
             return None
-        nv = max(k.nv for k, _, _ in self._lie)
-        Text = np.broadcast_to(np.eye(nv), (self.n_ext, nv, nv)).copy()
-        for kind, _, vi in self._lie:
-            Text[vi[:, 0], :kind.nv, :kind.nv] = kind.tangent(delta[vi])
-
-        def right(g, B):
-            kind = getattr(g, "kind", None)
-            if kind is None or kind.nq == kind.nv:
-                return B
-            k = kind.nv
-            Tg = Text[g.dof_index[:, ::k]][:, :, :k, :k]                  # (n_el, bodies, k, k)
-            n_el, r = B.shape[0], B.shape[1]
-            Bb = B.reshape(n_el, r, -1, k).transpose(0, 2, 1, 3)         # (n_el, bodies, r, k)
-            return np.matmul(Bb, Tg).transpose(0, 2, 1, 3).reshape(B.shape)
-        return right
+        return tangent_map([(kind, kind.tangent(delta[vi]), vi[:, 0]) for kind, _, vi in self._lie], self.n_ext)
 
     def evaluate(self, q, v, a, lam, t, *, cM=1.0, cD=0.0, cK=0.0, terms=frozenset(JACOBIAN_TERMS),
                  load_factor=1.0, matrix=True, tangent=None):
@@ -682,55 +659,27 @@ class System:
         ∂F/∂q and Φ_q are derivatives along increments at q.  If q = q_b ⊕ Δ and the
         unknowns move Δ, pass ``tangent=Δ``: their columns are then multiplied by the
         tangent operator T(Δ) of Lie-group bodies, giving ∂/∂Δ exactly (no effect for
-        vector kinds).  Group contributions are concatenated in a fixed order and summed
-        with one ``bincount`` each for the vector and the matrix (index maps from the pattern).
+        vector kinds).  Every group contributes through :meth:`flexmbd.groups.Group.contribute`;
+        contributions are concatenated in a fixed order and summed with one ``bincount``
+        each for the vector and the matrix (index maps from the pattern).
         """
         qe, ve = self.extend(q), self.extend_velocity(v)
         ae = self.extend_velocity(a)
         if self.compiled is not None and len(terms) == len(JACOBIAN_TERMS):
             return self.compiled.evaluate(qe, ve, ae, lam, t, cM, cD, cK, load_factor, matrix)
+        ctx = EvalContext(qe, ve, ae, lam, t, cM, cD, cK, load_factor, matrix, terms,
+                          self._tangent_maps(tangent) if matrix else None)
         Phi = np.empty(self.m)
         vecs, blocks, jac_blocks = [], [], []
-        right = self._tangent_maps(tangent) if matrix else None
-        for g in self.body_groups:
-            qb, vb, ab = qe[g.config_index], ve[g.dof_index], ae[g.dof_index]
-            Fi, K, D, M = g.inertia_force(qb, vb, ab, jacobians=matrix)
-            vecs.append(Fi.ravel())
+        for g in self.groups:
+            c = g.contribute(ctx)
+            vecs.append(c.F.ravel())
+            if c.phi is not None:
+                Phi[g.first_row:g.first_row + len(g)] = c.phi
             if matrix:
-                blk = cM * M
-                if "inertia" in terms:
-                    blk += cK * (K if right is None else right(g, K)) + cD * D
-                blocks.append(blk.ravel())
-        for g in self.force_groups:
-            Q, K, D = g.evaluate(qe, ve, t, jacobians=matrix)
-            scale = load_factor if g.is_load else 1.0
-            vecs.append(-scale * Q.ravel())
-            if matrix:
-                if right is not None and K is not None:
-                    K = right(g, K)
-                stiff = K is not None and g.stiffness_term in terms
-                damp = D is not None and g.damping_term in terms
-                if stiff and damp:
-                    blk = (-cK * scale) * K - (cD * scale) * D
-                elif stiff:
-                    blk = (-cK * scale) * K
-                elif damp:
-                    blk = (-cD * scale) * D
-                else:
-                    blk = np.zeros(g.dof_index.shape + (g.dof_index.shape[1],))
-                blocks.append(blk.ravel())
-        want_h = matrix and "constraint_hessian" in terms and cK != 0.0
-        for g, off in zip(self.constraint_groups, self.constraint_offsets):
-            lg = lam[off:off + len(g)]
-            phi, Jq, H = g.assemble(qe, t, lg, hessian=want_h)
-            Phi[off:off + len(g)] = phi
-            vecs.append((Jq * lg[:, None]).ravel())
-            if matrix:
-                if want_h and right is not None:
-                    H = right(g, H)
-                blocks.append((cK * H).ravel() if want_h else np.zeros(g.dof_index.size * g.dof_index.shape[1]))
-                JT = Jq if right is None else right(g, Jq[:, None, :])[:, 0, :]
-                jac_blocks.append((JT.ravel(), Jq.ravel()))
+                blocks.append(c.B.ravel() if c.B is not None else np.zeros(g.dof_index.size * g.dof_index.shape[1]))
+                if c.Jq is not None:
+                    jac_blocks.append((c.Jq.ravel(), c.JqT.ravel()))
         F = np.bincount(self._vec_index, weights=np.concatenate(vecs), minlength=self.n + 1)[: self.n]
         if not matrix:
             return F, Phi, None
@@ -741,15 +690,20 @@ class System:
     # ======================================================= energies, output
     def kinetic_energy(self, q, v):
         qe, ve = self.extend(q), self.extend_velocity(v)
-        return float(sum(np.sum(g.kinetic_energy(qe[g.config_index], ve[g.dof_index])) for g in self.body_groups))
+        return float(sum(g.kinetic_energy(qe, ve) for g in self.groups))
 
     def potential_energy(self, q, t):
         qe = self.extend(q)
-        return float(sum(g.potential_energy(qe, t) for g in self.force_groups))
+        return float(sum(g.potential_energy(qe, t) for g in self.groups))
 
     def dissipation_power(self, q, v, t):
         qe, ve = self.extend(q), self.extend_velocity(v)
-        return float(sum(g.dissipation_power(qe, ve, t) for g in self.force_groups))
+        return float(sum(g.dissipation_power(qe, ve, t) for g in self.groups))
+
+    def external_power(self, q, v, t, lam):
+        """Power of the loads and prescribed motions acting from outside the system."""
+        qe, ve = self.extend(q), self.extend_velocity(v)
+        return float(sum(g.external_power(qe, ve, t, lam) for g in self.groups))
 
     def mass_matrix(self, q):
         qe = self.extend(q)

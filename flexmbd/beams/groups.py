@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..forces.base import ForceGroup
+from ..groups import ForceGroup, InertiaGroup
 from ..nodes import R3R3, SE3
 from ..nodes import rotvec_branch as _branch
 from ..rotations import rotation_matrix
@@ -22,7 +22,7 @@ from . import se3_beam as _se3_n
 from .se3_linear import elastic_forces as _se3_linear
 
 
-class BeamInertiaGroup:
+class BeamInertiaGroup(InertiaGroup):
     """Consistent inertia of every element of the beams of one interpolation."""
 
     kind = SE3
@@ -50,7 +50,7 @@ class BeamInertiaGroup:
         zero = np.zeros((len(self), self.n_nodes, 6))
         return _inertia.inertia_forces(zero, zero, self.N, self.w, self.Ms)[2]
 
-    def kinetic_energy(self, qb, vb):
+    def element_kinetic_energy(self, qb, vb):
         return _inertia.kinetic_energy(self._nodes(vb), self.N, self.w, self.Ms)
 
 
@@ -188,7 +188,7 @@ class R3R3ElasticGroup(_ElasticBeamGroup):
         return out
 
 
-class R3R3InertiaGroup:
+class R3R3InertiaGroup(InertiaGroup):
     """Consistent inertia of two-node R³×R³ beam elements (:func:`.r3r3.inertia_forces`),
     with node B's ψ, ψ̇, ψ̈ mapped onto node A's branch (exact chain rule: ψ̇' = G1 ψ̇,
     ψ̈' = G1 ψ̈ + G2[ψ̇, ψ̇])."""
@@ -248,7 +248,7 @@ class R3R3InertiaGroup:
         z = np.zeros((len(self), 12))
         return self.inertia_force(qb, z, z, jacobians=True)[3]
 
-    def kinetic_energy(self, qb, vb):
+    def element_kinetic_energy(self, qb, vb):
         q2, jet = _r3r3_aligned(qb, 1)
         if jet is not None:
             vb = vb.copy()

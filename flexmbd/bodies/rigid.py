@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..kernels import AVAILABLE as USE_KERNELS
+from ..groups import InertiaGroup
 from ..nodes import PLANAR, ROTATION, SE3, SPATIAL, NodeKind
 from ..rotations import DG, G_matrix, skew
 
@@ -65,7 +66,7 @@ class Body:
         return f"Body({self.name!r}, {self.kind.name})"
 
 
-class SpatialBodyGroup:
+class SpatialBodyGroup(InertiaGroup):
     """All spatial bodies, evaluated together as arrays."""
 
     kind = SPATIAL
@@ -79,6 +80,10 @@ class SpatialBodyGroup:
 
     def __len__(self):
         return len(self.bodies)
+
+    @property
+    def element_names(self):
+        return [b.name for b in self.bodies]
 
     def mass_matrix(self, qb):
         G = G_matrix(qb[:, 3:7])
@@ -113,7 +118,7 @@ class SpatialBodyGroup:
         D[:, 3:, 3:] = 8.0 * (np.einsum("ni,ijk->njk", w2, DG) + np.einsum("nji,njk->nik", Gd, JG))
         return F, K, D, M
 
-    def kinetic_energy(self, qb, vb):
+    def element_kinetic_energy(self, qb, vb):
         G = G_matrix(qb[:, 3:7])
         w = np.einsum("nij,nj->ni", G, vb[:, 3:7])
         return 0.5 * self.mass * np.einsum("ni,ni->n", vb[:, :3], vb[:, :3]) + 2.0 * np.einsum(
@@ -121,7 +126,7 @@ class SpatialBodyGroup:
         )
 
 
-class PlanarBodyGroup:
+class PlanarBodyGroup(InertiaGroup):
     """All planar bodies: M = diag(m, m, I_z), no velocity-dependent inertia."""
 
     kind = PLANAR
@@ -135,6 +140,10 @@ class PlanarBodyGroup:
     def __len__(self):
         return len(self.bodies)
 
+    @property
+    def element_names(self):
+        return [b.name for b in self.bodies]
+
     def mass_matrix(self, qb):
         return np.einsum("ni,ij->nij", self.diag, np.eye(3))
 
@@ -146,11 +155,11 @@ class PlanarBodyGroup:
         Z = np.zeros_like(M)
         return F, Z, Z.copy(), M
 
-    def kinetic_energy(self, qb, vb):
+    def element_kinetic_energy(self, qb, vb):
         return 0.5 * np.einsum("ni,ni->n", self.diag, vb * vb)
 
 
-class RotationBodyGroup:
+class RotationBodyGroup(InertiaGroup):
     """All rotation-vector (Lie-group) bodies: body-frame Newton-Euler equations."""
 
     kind = ROTATION
@@ -164,6 +173,10 @@ class RotationBodyGroup:
 
     def __len__(self):
         return len(self.bodies)
+
+    @property
+    def element_names(self):
+        return [b.name for b in self.bodies]
 
     def mass_matrix(self, qb):
         M = np.zeros((len(self), 6, 6))
@@ -186,7 +199,7 @@ class RotationBodyGroup:
         D[:, 3:, 3:] = np.einsum("nij,njk->nik", skew(w), self.inertia) - skew(Jw)
         return F, K, D, M
 
-    def kinetic_energy(self, qb, vb):
+    def element_kinetic_energy(self, qb, vb):
         w = vb[:, 3:6]
         return 0.5 * self.mass * np.einsum("ni,ni->n", vb[:, :3], vb[:, :3]) + 0.5 * np.einsum(
             "ni,nij,nj->n", w, self.inertia, w)

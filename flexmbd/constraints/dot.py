@@ -22,6 +22,7 @@ from itertools import chain
 
 import numpy as np
 
+from ..groups import ConstraintGroup
 from ..nodes import CONSTANT, ZERO
 from ..kernels import AVAILABLE as USE_KERNELS
 from ..timefunctions import TimeFunction
@@ -86,7 +87,7 @@ def offset_law(function: TimeFunction, offset: float):
     return law
 
 
-class DotConstraintGroup:
+class DotConstraintGroup(ConstraintGroup):
     """All dot-product equations between bodies of one kind, as arrays."""
 
     def __init__(self, kind, equations, dof_index, laws=(), config_index=None):

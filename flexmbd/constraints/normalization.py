@@ -3,13 +3,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..groups import ConstraintGroup
 from ..kernels import AVAILABLE as USE_KERNELS
+from ..nodes import SPATIAL
 
 if USE_KERNELS:
     from ..kernels import normalization as _norm
 
 
-class NormalizationGroup:
+class NormalizationGroup(ConstraintGroup):
+    kind = SPATIAL
+
     def __init__(self, bodies, dof_index, config_index=None):
         self.dof_index = np.asarray(dof_index, dtype=int).reshape(-1, 7)
         self.config_index = self.dof_index if config_index is None else np.asarray(config_index, int).reshape(-1, 7)

@@ -1,5 +1,5 @@
 """Force elements: gravity, point loads and torques, spring-damper-actuators."""
-from .base import ForceGroup
+from ..groups import ForceGroup
 from .loads import GravityGroup, PointForceGroup, TorqueGroup
 from .spring_damper import SpringDamperGroup
 

@@ -16,7 +16,7 @@ import numpy as np
 from ..kernels import AVAILABLE as USE_KERNELS
 from ..nodes import POINT, VECTOR
 from ..timefunctions import Constant
-from .base import ForceGroup
+from ..groups import ForceGroup
 
 if USE_KERNELS:
     from ..kernels import loads as _loads
@@ -57,10 +57,18 @@ class GravityGroup(ForceGroup):
         return float(-np.sum(self.mass * (R @ self.g)))
 
 
-class PointForceGroup(ForceGroup):
-    """Forces F(t) = f · s(t) at body points; f global or body-fixed."""
+class _AppliedLoad(ForceGroup):
+    """Loads from outside the system: their power Q·q' is external work."""
 
     is_load = True
+
+    def external_power(self, qe, ve, t, lam):
+        Q = self.evaluate(qe, ve, t, jacobians=False)[0]
+        return float(np.sum(Q * ve[self.dof_index]))
+
+
+class PointForceGroup(_AppliedLoad):
+    """Forces F(t) = f · s(t) at body points; f global or body-fixed."""
 
     def __init__(self, kind, names, dof_index, u_point, f, body_fixed, scale_functions, config_index=None):
         self.kind = kind
@@ -96,10 +104,8 @@ class PointForceGroup(ForceGroup):
         return Q, K, None
 
 
-class TorqueGroup(ForceGroup):
+class TorqueGroup(_AppliedLoad):
     """Torques n(t) = n · s(t) on bodies, global or body-fixed components."""
-
-    is_load = True
 
     def __init__(self, kind, names, dof_index, torque, body_fixed, scale_functions, config_index=None):
         self.kind = kind

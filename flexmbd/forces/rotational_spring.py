@@ -39,7 +39,7 @@ import numpy as np
 from ..nodes import VECTOR
 from ..rotations import perpendicular_pair
 from ..timefunctions import Constant
-from .base import ForceGroup
+from ..groups import ForceGroup
 from .loads import _config
 
 

@@ -24,7 +24,7 @@ import numpy as np
 from ..kernels import AVAILABLE as USE_KERNELS
 from ..nodes import POINT
 from ..timefunctions import Constant
-from .base import ForceGroup
+from ..groups import ForceGroup
 from .loads import _config
 
 if USE_KERNELS:

@@ -1,0 +1,267 @@
+"""The one interface between elements and the assembly: groups.
+
+A *group* holds every element of one type on nodes of one kind, evaluated together as
+arrays (scikit-fem's vectorised forms; Chrono's ``IntLoadResidual_F/_Mv/_CqL`` for a
+whole type at once).  Element ``e`` of a group owns the columns ``dof_index[e]`` of the
+extended velocity/increment vector (free coordinates followed by ground's fixed ones)
+and reads the configuration at ``config_index[e]``.  The system evaluates a group with
+an :class:`EvalContext` and receives a :class:`Contribution`:
+
+    F   (n_el, w)        its part of the residual  F = M q'' + Q_v − Q + Φ_qᵀ λ
+    B   (n_el, w, w)     its block of the Newton matrix c_M ∂F/∂q'' + c_D ∂F/∂q' + c_K ∂F/∂q
+    phi (n_el,)          constraint values (constraint groups: one equation per element)
+    Jq  (n_el, w)        their Jacobian rows Φ_q (times the tangent operator, lower left)
+    JqT (n_el, w)        the same rows for Φ_qᵀ (upper right)
+    C   (n_el, w, k)     ∂F/∂λ of forces that depend on multipliers (joint reactions), at
+                         the multiplier rows ``coupling_index`` (n_el, k)
+
+Derivatives with respect to the configuration are taken along increments (∂/∂Δ at
+Δ = 0).  When the Newton unknowns move q = q_b ⊕ Δ on a Lie group, the context carries
+``tangent``, which right-multiplies the ∂/∂q columns by T(Δ) of the group's nodes.
+
+Three base classes turn the element maths into contributions, so an element writes
+only its physics:
+
+* :class:`InertiaGroup` — ``inertia_force(qb, vb, ab) → (F, ∂F/∂q, ∂F/∂q', M)``;
+* :class:`ForceGroup` — ``evaluate(qe, ve, t) → (Q, ∂Q/∂q, ∂Q/∂q')`` of applied forces;
+* :class:`ConstraintGroup` — ``assemble(qe, t, λ) → (Φ, Φ_q, ∂(Φ_qᵀ λ)/∂q)``, with
+  ``time_derivative`` (Φ_t) and ``gamma`` (γ).
+
+Each also reports energies and power (kinetic, potential, dissipated, external) and
+named per-element outputs, and may offer a compiled slot (``compiled_slot``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, ClassVar, NamedTuple
+
+import numpy as np
+
+from .nodes import NodeKind
+
+#: Names of the switchable parts of the Newton matrix.  P1's M1 is everything but the
+#: spring-damper-actuator parts, M2 = "sda_stiffness" (∂Q/∂q), M3 = "sda_damping" (∂Q/∂q').
+JACOBIAN_TERMS = ("inertia", "constraint_hessian", "force_stiffness", "force_damping",
+                  "sda_stiffness", "sda_damping")
+
+
+class Unsupported(Exception):
+    """A group has no compiled part (the message says why)."""
+
+
+@dataclass
+class EvalContext:
+    """Everything a group may need for one evaluation (extended vectors, see the module docstring)."""
+
+    qe: np.ndarray
+    ve: np.ndarray
+    ae: np.ndarray
+    lam: np.ndarray
+    t: float
+    cM: float = 1.0
+    cD: float = 0.0
+    cK: float = 0.0
+    load_factor: float = 1.0
+    matrix: bool = True
+    terms: frozenset = frozenset(JACOBIAN_TERMS)
+    #: right(group, B): ∂/∂q columns of B times T(Δ) (None: vector kinds / no Δ)
+    tangent: Callable | None = None
+
+    def right(self, group: "Group", B: np.ndarray | None) -> np.ndarray | None:
+        if B is None or self.tangent is None:
+            return B
+        return self.tangent(group, B)
+
+
+class Contribution(NamedTuple):
+    F: np.ndarray
+    B: np.ndarray | None = None
+    phi: np.ndarray | None = None
+    Jq: np.ndarray | None = None
+    JqT: np.ndarray | None = None
+    C: np.ndarray | None = None
+
+
+class Group:
+    """Common part of every group (see the module docstring)."""
+
+    #: "inertia", "force" or "constraint": the order of contributions (inertia, forces,
+    #: constraints) and which group keeps multipliers
+    role: ClassVar[str] = "force"
+    #: the node kind of the group's nodes (one kind per group)
+    kind: NodeKind
+    element_names: list[str]
+    dof_index: np.ndarray
+    config_index: np.ndarray
+    #: keys of :meth:`outputs`, reported per element as "<element>.<key>"
+    output_names: ClassVar[tuple[str, ...]] = ()
+    #: global multiplier rows (n_el, k) of the coupling block C (None: no coupling)
+    coupling_index: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return len(self.element_names)
+
+    @property
+    def width(self) -> int:
+        """Columns per element."""
+        return self.dof_index.shape[1]
+
+    def contribute(self, ctx: EvalContext) -> Contribution:
+        raise NotImplementedError
+
+    # ------------------------------------------------------ energies and power
+    def kinetic_energy(self, qe: np.ndarray, ve: np.ndarray) -> float:
+        return 0.0
+
+    def potential_energy(self, qe: np.ndarray, t: float) -> float:
+        return 0.0
+
+    def dissipation_power(self, qe: np.ndarray, ve: np.ndarray, t: float) -> float:
+        return 0.0
+
+    def external_power(self, qe: np.ndarray, ve: np.ndarray, t: float, lam: np.ndarray) -> float:
+        """Power of sources outside the system (applied loads, prescribed motions)."""
+        return 0.0
+
+    def outputs(self, qe: np.ndarray, ve: np.ndarray, t: float) -> dict:
+        """Named per-element outputs, each an (n_el,) array."""
+        return {}
+
+    def compiled_slot(self):
+        """The group's slot of the compiled assembly (``compiled_assembly.py``); raises
+        :class:`Unsupported` with the reason if it has none."""
+        raise Unsupported(f"{type(self).__name__} has no compiled kernel")
+
+
+class InertiaGroup(Group):
+    """Inertia of nodes or elements: ``inertia_force(qb, vb, ab, jacobians)`` returns
+    F = M(q) q'' + Q_v(q, q') and ∂F/∂q, ∂F/∂q', M (the "inertia" Jacobian term)."""
+
+    role = "inertia"
+
+    def inertia_force(self, qb, vb, ab, jacobians=True):
+        raise NotImplementedError
+
+    def mass_matrix(self, qb: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def contribute(self, ctx):
+        qb, vb, ab = ctx.qe[self.config_index], ctx.ve[self.dof_index], ctx.ae[self.dof_index]
+        F, K, D, M = self.inertia_force(qb, vb, ab, jacobians=ctx.matrix)
+        if not ctx.matrix:
+            return Contribution(F)
+        B = ctx.cM * M
+        if "inertia" in ctx.terms:
+            B += ctx.cK * ctx.right(self, K) + ctx.cD * D
+        return Contribution(F, B)
+
+    def kinetic_energy(self, qe, ve):
+        return float(np.sum(self.element_kinetic_energy(qe[self.config_index], ve[self.dof_index])))
+
+    def element_kinetic_energy(self, qb: np.ndarray, vb: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+
+class ForceGroup(Group):
+    """Applied and internal forces: ``evaluate(qe, ve, t, jacobians)`` returns the
+    generalised force Q (n_el, w) and ∂Q/∂q, ∂Q/∂q' (None where zero); the residual
+    receives −Q (times the load factor for loads)."""
+
+    role = "force"
+    #: name of the Jacobian parts this group's K and D belong to (switchable by name)
+    stiffness_term: ClassVar[str] = "force_stiffness"
+    damping_term: ClassVar[str] = "force_damping"
+    #: scaled by the load factor in static load stepping
+    is_load: ClassVar[bool] = False
+
+    def evaluate(self, qe, ve, t, jacobians=True):
+        raise NotImplementedError
+
+    def contribute(self, ctx):
+        Q, K, D = self.evaluate(ctx.qe, ctx.ve, ctx.t, jacobians=ctx.matrix)
+        scale = ctx.load_factor if self.is_load else 1.0
+        F = -scale * Q
+        if not ctx.matrix:
+            return Contribution(F)
+        K = ctx.right(self, K)
+        stiff = K is not None and self.stiffness_term in ctx.terms
+        damp = D is not None and self.damping_term in ctx.terms
+        if stiff and damp:
+            B = (-ctx.cK * scale) * K - (ctx.cD * scale) * D
+        elif stiff:
+            B = (-ctx.cK * scale) * K
+        elif damp:
+            B = (-ctx.cD * scale) * D
+        else:
+            B = None
+        return Contribution(F, B)
+
+
+class ConstraintGroup(Group):
+    """Constraint equations, one per element (row); ``first_row`` is the group's first
+    multiplier row, set by the system.  ``owner``/``label`` name each equation."""
+
+    role = "constraint"
+    first_row: int = 0
+    owner: list[str]
+    label: list[str]
+
+    def assemble(self, qe, t, lam, hessian=True):
+        """Φ (n,), Φ_q (n, w) and, if asked, λ_e ∂²φ_e/∂q² (n, w, w)."""
+        raise NotImplementedError
+
+    def evaluate(self, qe, t):
+        """Φ (n,) and Φ_q (n, w)."""
+        return self.assemble(qe, t, None, hessian=False)[:2]
+
+    def time_derivative(self, qe, t):
+        """Φ_t (n,)."""
+        return np.zeros(len(self))
+
+    def gamma(self, qe, ve, t):
+        """γ = −(Φ_q q')_q q' − 2 Φ_qt q' − Φ_tt (n,)."""
+        raise NotImplementedError
+
+    def subset(self, keep):
+        """The group of the equations where ``keep`` is True (redundancy removal)."""
+        raise NotImplementedError
+
+    @property
+    def element_names(self):
+        return self.owner
+
+    def contribute(self, ctx):
+        lam = ctx.lam[self.first_row:self.first_row + len(self)]
+        want_h = ctx.matrix and "constraint_hessian" in ctx.terms and ctx.cK != 0.0
+        phi, Jq, H = self.assemble(ctx.qe, ctx.t, lam, hessian=want_h)
+        F = Jq * lam[:, None]
+        if not ctx.matrix:
+            return Contribution(F, phi=phi)
+        B = ctx.cK * ctx.right(self, H) if want_h else None
+        JT = Jq if ctx.tangent is None else ctx.tangent(self, Jq[:, None, :])[:, 0, :]
+        return Contribution(F, B, phi, JT, Jq)
+
+
+def tangent_map(kinds_rows, n_ext: int):
+    """right(group, B) for increments Δ: B's column blocks of each Lie-group node times
+    T(Δ) of that node.  ``kinds_rows``: [(kind, T (N, nv, nv), first increment row of
+    each of the N nodes)]."""
+    nv = max(k.nv for k, _, _ in kinds_rows)
+    Text = np.broadcast_to(np.eye(nv), (n_ext, nv, nv)).copy()
+    for kind, T, rows in kinds_rows:
+        Text[rows, :kind.nv, :kind.nv] = T
+
+    def right(g, B):
+        kind = getattr(g, "kind", None)
+        if kind is None or kind.additive:
+            return B
+        k = kind.nv
+        Tg = Text[g.dof_index[:, ::k]][:, :, :k, :k]                  # (n_el, bodies, k, k)
+        n_el, r = B.shape[0], B.shape[1]
+        Bb = B.reshape(n_el, r, -1, k).transpose(0, 2, 1, 3)         # (n_el, bodies, r, k)
+        return np.matmul(Bb, Tg).transpose(0, 2, 1, 3).reshape(B.shape)
+    return right
+
+
+__all__ = ["JACOBIAN_TERMS", "EvalContext", "Contribution", "Group", "InertiaGroup", "ForceGroup",
+           "ConstraintGroup", "Unsupported", "tangent_map"]
