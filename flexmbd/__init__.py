@@ -1,4 +1,5 @@
 """flexmbd: rigid and flexible multibody dynamics."""
+from . import catalog  # noqa: F401  (registers every element type)
 from .ground import GROUND
 from .model import Model, ModelError
 from .rotations import quaternion_from_axis_angle

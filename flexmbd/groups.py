@@ -32,7 +32,7 @@ named per-element outputs, and may offer a compiled slot (``compiled_slot``).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, ClassVar, NamedTuple
 
 import numpy as np

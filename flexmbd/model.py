@@ -8,62 +8,46 @@
 
 Everything is placed in global coordinates in the initial configuration; local marker
 vectors are computed when the model is frozen into a :class:`~flexmbd.system.System`.
+
+Every element type is declared in its own module (:mod:`flexmbd.registry`); the methods
+here are thin sugar that validate their arguments with the type's specification and
+:meth:`Model.add` the element.  ``Model.add(type_name, ...)`` or ``Model.add(spec)`` adds
+any registered type, and every registered type without a method here is reachable as
+``model.<type name>(body_i, body_j, **keys)`` too.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import difflib
+from typing import Any
 
 import numpy as np
 
 from .bodies.rigid import Body
+from .errors import ModelError
 from .ground import GROUND, Ground
-from .nodes import PLANAR, ROTATION, SE3, SPATIAL
-from .rotations import quaternion_from_axis_angle, quaternion_from_matrix
-from .timefunctions import ConstantSpeed, as_time_function
+from .registry import Element, element_type
+from .rotations import quaternion_from_axis_angle
+from .spec import SpecBase, validate, Vec3
 
 
-class ModelError(ValueError):
-    """Invalid model input; the message names the offending item."""
-
-
-def _vec(x, n, what):
-    try:
-        a = np.asarray(x, dtype=float).reshape(-1)
-    except (TypeError, ValueError):
-        raise ModelError(f"{what}: expected {n} numbers, got {x!r}") from None
-    if a.size != n or not np.all(np.isfinite(a)):
-        raise ModelError(f"{what}: expected {n} finite numbers, got {x!r}")
-    return a
-
-
-def _unit(x, what):
-    a = _vec(x, 3, what)
-    n = np.linalg.norm(a)
-    if n < 1e-12:
-        raise ModelError(f"{what}: axis has zero length")
-    return a / n
-
-
-@dataclass
-class ElementSpec:
-    """A joint, driver or force element as the user described it."""
-
-    kind: str
-    name: str
-    bodies: tuple
-    data: dict = field(default_factory=dict)
+class _Settings(SpecBase):
+    gravity: Vec3
 
 
 class Model:
+    """A multibody model: nodes (``bodies``: rigid bodies and beam nodes) and ``elements``
+    (bodies, beams, joints, drivers, force elements, markers, in the order added)."""
+
     def __init__(self, gravity=(0.0, 0.0, 0.0), name: str = "model"):
         self.name = name
-        self.gravity = _vec(gravity, 3, "gravity")
+        self.gravity = np.asarray(validate(_Settings, {"gravity": gravity}, "model").gravity, dtype=float)
         self.bodies: list[Body] = []
-        self.elements: list[ElementSpec] = []
+        self.elements: list[Element] = []
         self._names: set[str] = set()
 
     # ------------------------------------------------------------ naming
-    def _name(self, name, prefix):
+    def new_name(self, name: str | None, prefix: str) -> str:
+        """``name``, or the next free "<prefix><number>"; ModelError if it is taken."""
         if name is None:
             i = 1
             while f"{prefix}{i}" in self._names:
@@ -71,24 +55,102 @@ class Model:
             name = f"{prefix}{i}"
         if not isinstance(name, str) or not name:
             raise ModelError(f"{prefix}: name must be a non-empty string, got {name!r}")
-        if name in self._names:
-            raise ModelError(f"name {name!r} is used twice; every body and element needs its own name")
+        if name in self._names or name == "ground":
+            raise ModelError(f"name {name!r} is used twice; every body and element needs its own name",
+                             element=name, key="name")
         return name
 
-    def _body(self, b, what):
-        if b is GROUND or isinstance(b, Ground) or b == "ground":
+    def add_node(self, body: Body) -> Body:
+        """Give a node (a rigid body, a beam node) its index and coordinates in this model."""
+        body.index = len(self.bodies)
+        self.bodies.append(body)
+        self._names.add(body.name)
+        return body
+
+    def resolve_body(self, ref: Any, what: str = "body lookup", key: str | None = None):
+        """The body a reference names: GROUND or "ground", a body of this model or its name,
+        or an owned node's alias ("rod.first", "rod.last")."""
+        if ref is GROUND or isinstance(ref, Ground) or ref == "ground":
             return GROUND
-        if isinstance(b, str):
+        if isinstance(ref, Body):
+            if ref in self.bodies:
+                return ref
+            raise ModelError(f"{what}: {ref!r} is not a body of this model", key=key)
+        if isinstance(ref, str):
             for body in self.bodies:
-                if body.name == b:
+                if body.name == ref:
                     return body
-            raise ModelError(f"{what}: no body named {b!r} (bodies: {[x.name for x in self.bodies]})")
-        if isinstance(b, Body) and b in self.bodies:
-            return b
-        raise ModelError(f"{what}: {b!r} is not a body of this model")
+            owner, dot, alias = ref.rpartition(".")
+            for e in self.elements:
+                if len(e.nodes) > 1 and e.name == owner and dot:
+                    node = e.type.node_aliases(e).get(alias)
+                    if node is not None:
+                        return node
+                    raise ModelError(f"{what}: no node named {ref!r}: {e.kind} {owner!r} has nodes {e.nodes[0].name} "
+                                     f"… {e.nodes[-1].name} (or {owner}.first and {owner}.last)", key=key)
+            for e in self.elements:
+                if e.nodes and e.name == ref and len(e.nodes) > 1:
+                    raise ModelError(f"{what}: {ref!r} is a {e.kind}; name one of its nodes, {e.nodes[0].name} … "
+                                     f"{e.nodes[-1].name} (or {ref}.first and {ref}.last)", key=key)
+            names = [b.name for b in self.bodies]
+            close = difflib.get_close_matches(ref, names + ["ground"], n=1, cutoff=0.5)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise ModelError(f"{what}: no body named {ref!r}{hint} (bodies: {_listing(self)}, or ground)", key=key)
+        raise ModelError(f"{what}: {ref!r} is not a body of this model", key=key)
 
     def body(self, name: str) -> Body:
-        return self._body(name, "body lookup")
+        return self.resolve_body(name)
+
+    @staticmethod
+    def body_position(body) -> np.ndarray:
+        """Initial position of a body's origin (ground: the origin)."""
+        return np.zeros(3) if body is GROUND else np.asarray(body.position, dtype=float)
+
+    def element(self, name: str) -> Element:
+        for e in self.elements:
+            if e.name == name:
+                return e
+        raise KeyError(f"no element named {name!r}")
+
+    # ------------------------------------------------------------ adding
+    def add(self, item: str | SpecBase, /, **keys):
+        """Add an element: ``add("revolute", body_i=a, body_j=b, at=...)`` or
+        ``add(spec)`` with a validated specification of any registered type.  Returns what
+        the type's sugar returns (the element; a rigid body's :class:`Body`; a beam's
+        :class:`~flexmbd.beams.builder.Beam`)."""
+        if isinstance(item, str):
+            etype = element_type(item)
+            spec = etype.validate({k: v for k, v in keys.items() if v is not None or k == "name"}, keys.get("name"))
+        elif isinstance(item, SpecBase) and not keys:
+            etype = element_type(getattr(item, "type", None) or "")
+            spec = item
+        else:
+            raise TypeError("add(type_name, **keys) or add(spec)")
+        element = etype.create(self, spec)
+        self.elements.append(element)
+        self._names.add(element.name)
+        return etype.added(self, element)
+
+    def _add(self, type_name: str, name, **keys):
+        return self.add(type_name, name=name, **{k: v for k, v in keys.items() if v is not None})
+
+    def __getattr__(self, attr):
+        # registered element types without a method of their own: model.<type>(body_i, body_j, **keys)
+        if attr.startswith("_"):
+            raise AttributeError(attr)
+        from .registry import REGISTRY
+
+        etype = REGISTRY.get(attr)
+        if etype is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {attr!r}")
+
+        def sugar(*bodies, name=None, **keys):
+            if len(bodies) > len(etype.body_fields):
+                raise TypeError(f"{attr}() takes {len(etype.body_fields)} bodies ({', '.join(etype.body_fields)})")
+            return self._add(attr, name, **dict(zip(etype.body_fields, bodies)), **keys)
+        sugar.__doc__ = etype.Spec.__doc__
+        sugar.__name__ = attr
+        return sugar
 
     # ------------------------------------------------------------ bodies
     def rigid_body(self, name=None, *, mass, inertia, position=(0, 0, 0), orientation=None,
@@ -105,200 +167,14 @@ class Model:
         H exp(Δ); kind ``se3``, the kind of beam nodes — use it for bodies joined to beams).
         Joints and force elements connect bodies of the same kind only.
         """
-        kinds = {"quaternion": SPATIAL, "rotation": ROTATION, "se3": SE3}
-        if parameterization not in kinds:
-            raise ModelError(f"parameterization must be 'quaternion', 'rotation' or 'se3', got {parameterization!r}")
-        name = self._name(name, "body")
-        what = f"body {name!r}"
-        mass = float(mass)
-        if not np.isfinite(mass) or mass <= 0:
-            raise ModelError(f"{what}: mass must be positive, got {mass}")
-        J = _inertia_tensor(inertia, what)
-        if orientation is None:
-            p = np.array([1.0, 0, 0, 0])
-        else:
-            o = np.asarray(orientation, dtype=float)
-            if o.shape == (3, 3):
-                if not np.allclose(o @ o.T, np.eye(3), atol=1e-9) or np.linalg.det(o) < 0:
-                    raise ModelError(f"{what}: orientation is not a proper rotation matrix")
-                p = quaternion_from_matrix(o)
-            elif o.shape == (4,):
-                if np.linalg.norm(o) < 1e-12:
-                    raise ModelError(f"{what}: orientation quaternion has zero length")
-                p = o / np.linalg.norm(o)
-            else:
-                raise ModelError(f"{what}: orientation must be a 3×3 matrix or 4 Euler parameters")
-        b = Body(name, kinds[parameterization], mass, J, _vec(position, 3, f"{what} position"), p,
-                 _vec(velocity, 3, f"{what} velocity"), _vec(angular_velocity, 3, f"{what} angular_velocity"))
-        b.index = len(self.bodies)
-        self.bodies.append(b)
-        self._names.add(b.name)
-        return b
+        return self._add("rigid", name, mass=mass, inertia=inertia, position=position, orientation=orientation,
+                         velocity=velocity, angular_velocity=angular_velocity, parameterization=parameterization)
 
     def planar_body(self, name=None, *, mass, inertia, position=(0, 0), angle=0.0,
                     velocity=(0, 0), angular_velocity=0.0) -> Body:
         """A planar rigid body in the x-y plane, q = [x, y, θ]; ``inertia`` = I_z."""
-        name = self._name(name, "body")
-        what = f"body {name!r}"
-        mass, Iz = float(mass), float(inertia)
-        if not np.isfinite(mass) or mass <= 0:
-            raise ModelError(f"{what}: mass must be positive, got {mass}")
-        if not np.isfinite(Iz) or Iz <= 0:
-            raise ModelError(f"{what}: inertia I_z must be positive, got {Iz}")
-        b = Body(name, PLANAR, mass, np.diag([Iz, Iz, Iz]),
-                 np.r_[_vec(position, 2, f"{what} position"), 0.0],
-                 np.array([float(angle)]),
-                 np.r_[_vec(velocity, 2, f"{what} velocity"), 0.0],
-                 np.array([0.0, 0.0, float(angular_velocity)]))
-        b.index = len(self.bodies)
-        self.bodies.append(b)
-        self._names.add(b.name)
-        return b
-
-    # ------------------------------------------------------------ joints
-    def _pair(self, kind, i, j, name, prefix, **data):
-        name = self._name(name, prefix)
-        bi, bj = self._body(i, f"{prefix} {name!r}"), self._body(j, f"{prefix} {name!r}")
-        if bi is bj:
-            raise ModelError(f"{prefix} {name!r} connects a body to itself")
-        e = ElementSpec(kind, name, (bi, bj), data)
-        self.elements.append(e)
-        self._names.add(e.name)
-        return e
-
-    def spherical(self, i, j, at, name=None):
-        return self._pair("spherical", i, j, name, "spherical", at=_vec3(at, _what("spherical", name, "at")))
-
-    def revolute(self, i, j, at, axis=(0, 0, 1), name=None):
-        return self._pair("revolute", i, j, name, "revolute", at=_vec3(at, _what("revolute", name, "at")),
-                          axis=_unit(axis, _what("revolute", name, "axis")))
-
-    def prismatic(self, i, j, at, axis, name=None):
-        return self._pair("prismatic", i, j, name, "prismatic", at=_vec3(at, _what("prismatic", name, "at")),
-                          axis=_unit(axis, _what("prismatic", name, "axis")))
-
-    def cylindrical(self, i, j, at, axis, name=None):
-        return self._pair("cylindrical", i, j, name, "cylindrical", at=_vec3(at, _what("cylindrical", name, "at")),
-                          axis=_unit(axis, _what("cylindrical", name, "axis")))
-
-    def universal(self, i, j, at, axis_i, axis_j, name=None):
-        ai, aj = _unit(axis_i, _what("universal", name, "axis_i")), _unit(axis_j, _what("universal", name, "axis_j"))
-        if abs(ai @ aj) > 1e-9:
-            raise ModelError("universal joint: axis_i and axis_j must be perpendicular")
-        return self._pair("universal", i, j, name, "universal", at=_vec3(at, "at"), axis_i=ai, axis_j=aj)
-
-    def fixed(self, i, j, at=None, name=None):
-        return self._pair("fixed", i, j, name, "fixed", at=None if at is None else _vec3(at, "at"))
-
-    def point_on_line(self, i, j, at, axis, name=None):
-        return self._pair("point_on_line", i, j, name, "point_on_line", at=_vec3(at, _what("point_on_line", name, "at")),
-                          axis=_unit(axis, _what("point_on_line", name, "axis")))
-
-    def point_in_plane(self, i, j, at, normal, name=None):
-        return self._pair("point_in_plane", i, j, name, "point_in_plane", at=_vec3(at, _what("point_in_plane", name, "at")),
-                          normal=_unit(normal, _what("point_in_plane", name, "normal")))
-
-    def distance(self, i, j, at_i, at_j, length=None, name=None):
-        a, b = _vec3(at_i, "at_i"), _vec3(at_j, "at_j")
-        L = float(np.linalg.norm(b - a)) if length is None else float(length)
-        if L <= 0:
-            raise ModelError("distance constraint: length must be positive (a zero distance is a spherical joint)")
-        return self._pair("distance", i, j, name, "distance", at_i=a, at_j=b, length=L)
-
-    # ----------------------------------------------------------- drivers
-    def rotation_driver(self, i, j, axis=(0, 0, 1), angle=None, speed=None, name=None):
-        """Prescribe the angle of j relative to i about ``axis`` (from the initial pose).
-
-        Give ``angle`` (number, TimeFunction or callable of t) or a constant ``speed``.
-        The multiplier is reported as the driving torque.
-        """
-        fn = _driver_function(angle, speed, "rotation_driver")
-        return self._pair("rotation_driver", i, j, name, "rotation_driver",
-                          axis=_unit(axis, _what("rotation_driver", name, "axis")), function=fn)
-
-    def translation_driver(self, i, j, at, axis, displacement=None, speed=None, name=None):
-        """Prescribe the displacement of j's point (initially at ``at``) along i's ``axis``."""
-        fn = _driver_function(displacement, speed, "translation_driver")
-        return self._pair("translation_driver", i, j, name, "translation_driver",
-                          at=_vec3(at, _what("translation_driver", name, "at")),
-                          axis=_unit(axis, _what("translation_driver", name, "axis")), function=fn)
-
-    # ------------------------------------------------------------ forces
-    def spring_damper(self, i, j, at_i=None, at_j=None, *, k=0.0, c=0.0, rest_length=None,
-                      actuator=0.0, tension_only=False, law=None, name=None):
-        """The spring-damper-actuator of P1 between a point of i and a point of j.
-
-        F = k (l − l0) + c l' + f_a(t) (tension positive), or ``law(δ, δ')`` + f_a(t) for a
-        non-linear element (a callable of two floats; give it a ``derivatives(δ, δ')``
-        method returning (F, ∂F/∂δ, ∂F/∂δ') for exact derivatives, otherwise they are
-        taken by central differences).
-        Points default to the bodies' centres of mass; ``rest_length`` to the initial
-        length; ``tension_only`` makes a cable.
-        """
-        name = self._name(name, "spring_damper")
-        what = f"spring_damper {name!r}"
-        bi, bj = self._body(i, what), self._body(j, what)
-        # ground has no centre of mass: its default point is the origin
-        pi = getattr(bi, "position", np.zeros(3)) if at_i is None else _vec3(at_i, f"{what} at_i")
-        pj = getattr(bj, "position", np.zeros(3)) if at_j is None else _vec3(at_j, f"{what} at_j")
-        L = np.linalg.norm(pj - pi)
-        if L < 1e-12:
-            raise ModelError(f"{what}: the two attachment points coincide; its direction is undefined")
-        k, c = float(k), float(c)
-        if k < 0 or c < 0:
-            raise ModelError(f"{what}: k and c must be non-negative (got k={k}, c={c})")
-        if law is not None and not callable(law):
-            raise ModelError(f"{what}: law must be a callable law(delta, delta_rate)")
-        l0 = L if rest_length is None else float(rest_length)
-        if l0 < 0:
-            raise ModelError(f"{what}: rest_length must be non-negative")
-        e = ElementSpec("spring_damper", name, (bi, bj), dict(at_i=pi, at_j=pj, k=k, c=c, rest_length=l0,
-                        actuator=as_time_function(actuator), tension_only=bool(tension_only), law=law))
-        self.elements.append(e)
-        self._names.add(e.name)
-        return e
-
-    def rotational_spring_damper(self, i, j, axis=(0, 0, 1), k=0.0, c=0.0, angle0=0.0, actuator=0.0, name=None):
-        """A torsional spring-damper-actuator about a revolute ``axis`` between i and j.
-
-        Torque on j about +axis (reaction on i): T = −k (θ − θ0) − c θ' + τ_a(t), θ the
-        angle of j relative to i from the initial configuration (exact for |θ − θ0| < π;
-        see :mod:`flexmbd.forces.rotational_spring`).  Pair it with a revolute joint.
-        """
-        k, c = float(k), float(c)
-        what = f"rotational_spring_damper {name!r}" if name is not None else "rotational_spring_damper"
-        if not (np.isfinite(k) and np.isfinite(c)) or k < 0 or c < 0:
-            raise ModelError(f"{what}: k and c must be finite and non-negative (got k={k}, c={c})")
-        a = _unit(axis, f"{what} axis")
-        planar = [b for b in (self._body(i, what), self._body(j, what)) if b is not GROUND and b.kind == PLANAR]
-        if planar and abs(abs(a[2]) - 1) > 1e-12:
-            raise ModelError(f"{what}: planar bodies rotate about z; axis must be (0, 0, ±1)")
-        return self._pair("rotational_spring_damper", i, j, name, "rotational_spring_damper", axis=a, k=k, c=c,
-                          angle0=float(angle0), actuator=as_time_function(actuator))
-
-    def force(self, body, force, at=None, body_fixed=False, scale=1.0, name=None):
-        """A point force (global components, or body-fixed if ``body_fixed``) times scale(t)."""
-        name = self._name(name, "force")
-        b = self._body(body, f"force {name!r}")
-        if b is GROUND:
-            raise ModelError(f"force {name!r}: a force on ground does nothing")
-        e = ElementSpec("force", name, (b,), dict(force=_vec3(force, f"force {name!r}"),
-                        at=b.position.copy() if at is None else _vec3(at, "at"), body_fixed=bool(body_fixed),
-                        scale=as_time_function(scale)))
-        self.elements.append(e)
-        self._names.add(e.name)
-        return e
-
-    def torque(self, body, torque, body_fixed=False, scale=1.0, name=None):
-        name = self._name(name, "torque")
-        b = self._body(body, f"torque {name!r}")
-        if b is GROUND:
-            raise ModelError(f"torque {name!r}: a torque on ground does nothing")
-        e = ElementSpec("torque", name, (b,), dict(torque=_vec3(torque, f"torque {name!r}"),
-                        body_fixed=bool(body_fixed), scale=as_time_function(scale)))
-        self.elements.append(e)
-        self._names.add(e.name)
-        return e
+        return self._add("planar", name, mass=mass, inertia=inertia, position=position, angle=angle,
+                         velocity=velocity, angular_velocity=angular_velocity)
 
     def beam(self, name=None, *, section, elements, geometry=None, start=None, end=None, e2=None, order=1,
              formulation="se3", integration="full", interpolation="lagrange"):
@@ -315,28 +191,89 @@ class Model:
         ``order`` ≥ 2, one element per knot span, nodes = control frames).  Returns a :class:`~flexmbd.beams.builder.Beam`
         whose nodes (``beam.node(i)``, ``beam.first``, ``beam.last``) take joints and loads.
         """
-        from .beams.builder import add_beam
+        return self._add("beam", name, section=section, elements=elements, geometry=geometry, start=start, end=end,
+                         e2=e2, order=order, formulation=formulation, integration=integration,
+                         interpolation=interpolation)
 
-        return add_beam(self, name, section, elements, geometry, start, end, e2, order, formulation, integration,
-                        interpolation)
+    # ------------------------------------------------------------ joints
+    def spherical(self, i, j, at, name=None):
+        return self._add("spherical", name, body_i=i, body_j=j, at=at)
+
+    def revolute(self, i, j, at, axis=(0, 0, 1), name=None):
+        return self._add("revolute", name, body_i=i, body_j=j, at=at, axis=axis)
+
+    def prismatic(self, i, j, at, axis, name=None):
+        return self._add("prismatic", name, body_i=i, body_j=j, at=at, axis=axis)
+
+    def cylindrical(self, i, j, at, axis, name=None):
+        return self._add("cylindrical", name, body_i=i, body_j=j, at=at, axis=axis)
+
+    def universal(self, i, j, at, axis_i, axis_j, name=None):
+        return self._add("universal", name, body_i=i, body_j=j, at=at, axis_i=axis_i, axis_j=axis_j)
+
+    def fixed(self, i, j, at=None, name=None):
+        return self._add("fixed", name, body_i=i, body_j=j, at=at)
+
+    def point_on_line(self, i, j, at, axis, name=None):
+        return self._add("point_on_line", name, body_i=i, body_j=j, at=at, axis=axis)
+
+    def point_in_plane(self, i, j, at, normal, name=None):
+        return self._add("point_in_plane", name, body_i=i, body_j=j, at=at, normal=normal)
+
+    def distance(self, i, j, at_i, at_j, length=None, name=None):
+        return self._add("distance", name, body_i=i, body_j=j, at_i=at_i, at_j=at_j, length=length)
+
+    # ----------------------------------------------------------- drivers
+    def rotation_driver(self, i, j, axis=(0, 0, 1), angle=None, speed=None, name=None):
+        """Prescribe the angle of j relative to i about ``axis`` (from the initial pose).
+
+        Give ``angle`` (number, TimeFunction or callable of t) or a constant ``speed``.
+        The multiplier is reported as the driving torque.
+        """
+        return self._add("rotation_driver", name, body_i=i, body_j=j, axis=axis, angle=angle, speed=speed)
+
+    def translation_driver(self, i, j, at, axis, displacement=None, speed=None, name=None):
+        """Prescribe the displacement of j's point (initially at ``at``) along i's ``axis``."""
+        return self._add("translation_driver", name, body_i=i, body_j=j, at=at, axis=axis,
+                         displacement=displacement, speed=speed)
+
+    # ------------------------------------------------------------ forces
+    def spring_damper(self, i, j, at_i=None, at_j=None, *, k=0.0, c=0.0, rest_length=None,
+                      actuator=0.0, tension_only=False, law=None, name=None):
+        """The spring-damper-actuator of P1 between a point of i and a point of j.
+
+        F = k (l − l0) + c l' + f_a(t) (tension positive), or ``law(δ, δ')`` + f_a(t) for a
+        non-linear element (a callable of two floats; give it a ``derivatives(δ, δ')``
+        method returning (F, ∂F/∂δ, ∂F/∂δ') for exact derivatives, otherwise they are
+        taken by central differences).
+        Points default to the bodies' centres of mass; ``rest_length`` to the initial
+        length; ``tension_only`` makes a cable.
+        """
+        return self._add("spring_damper", name, body_i=i, body_j=j, at_i=at_i, at_j=at_j, k=k, c=c,
+                         rest_length=rest_length, actuator=actuator, tension_only=tension_only, law=law)
+
+    def rotational_spring_damper(self, i, j, axis=(0, 0, 1), k=0.0, c=0.0, angle0=0.0, actuator=0.0, name=None):
+        """A torsional spring-damper-actuator about a revolute ``axis`` between i and j.
+
+        Torque on j about +axis (reaction on i): T = −k (θ − θ0) − c θ' + τ_a(t), θ the
+        angle of j relative to i from the initial configuration (exact for |θ − θ0| < π;
+        see :mod:`flexmbd.forces.rotational_spring`).  Pair it with a revolute joint.
+        """
+        return self._add("rotational_spring_damper", name, body_i=i, body_j=j, axis=axis, k=k, c=c, angle0=angle0,
+                         actuator=actuator)
+
+    def force(self, body, force, at=None, body_fixed=False, scale=1.0, name=None):
+        """A point force (global components, or body-fixed if ``body_fixed``) times scale(t)."""
+        return self._add("force", name, body=body, force=force, at=at, body_fixed=body_fixed, scale=scale)
+
+    def torque(self, body, torque, body_fixed=False, scale=1.0, name=None):
+        """A torque (global components, or body-fixed if ``body_fixed``) times scale(t)."""
+        return self._add("torque", name, body=body, torque=torque, body_fixed=body_fixed, scale=scale)
 
     def marker(self, body, at, name=None):
         """A named point fixed on a body (given in global coordinates in the initial
         configuration); results report ``<name>.position`` and ``<name>.velocity``."""
-        name = self._name(name, "marker")
-        b = self._body(body, f"marker {name!r}")
-        if b is GROUND:
-            raise ModelError(f"marker {name!r}: a marker on ground does not move; use a constant instead")
-        e = ElementSpec("marker", name, (b,), dict(at=_vec3(at, f"marker {name!r} at")))
-        self.elements.append(e)
-        self._names.add(e.name)
-        return e
-
-    def element(self, name):
-        for e in self.elements:
-            if e.name == name:
-                return e
-        raise KeyError(f"no element named {name!r}")
+        return self._add("marker", name, body=body, at=at)
 
     # ------------------------------------------------------------ solving
     def freeze(self, **options):
@@ -363,40 +300,10 @@ class Model:
         return kinematic_analysis(self, times, **options)
 
 
-def _what(kind, name, field):
-    """Label of an input field in error messages: "revolute 'hinge' axis"."""
-    return f"{kind} {name!r} {field}" if name is not None else f"{kind} {field}"
-
-
-def _vec3(x, what):
-    a = np.asarray(x, dtype=float).reshape(-1)
-    if a.size == 2:
-        a = np.r_[a, 0.0]
-    return _vec(a, 3, what)
-
-
-def _inertia_tensor(inertia, what):
-    a = np.asarray(inertia, dtype=float)
-    if a.shape == (3,):
-        J = np.diag(a)
-    elif a.shape == (3, 3):
-        J = a
-    else:
-        raise ModelError(f"{what}: inertia must be 3 principal moments or a 3×3 tensor")
-    if not np.all(np.isfinite(J)) or not np.allclose(J, J.T, rtol=1e-12, atol=1e-14 * np.abs(J).max()):
-        raise ModelError(f"{what}: inertia tensor must be symmetric and finite")
-    ev = np.linalg.eigvalsh(J)
-    if ev[0] <= 0:
-        raise ModelError(f"{what}: inertia must be positive definite (principal moments {ev})")
-    if ev[0] + ev[1] < ev[2] * (1 - 1e-9):
-        raise ModelError(f"{what}: principal moments {ev} violate the triangle inequality I1 + I2 ≥ I3")
-    return J
-
-
-def _driver_function(value, speed, what):
-    if (value is None) == (speed is None):
-        raise ModelError(f"{what}: give exactly one of the prescribed value (function of t) or a constant speed")
-    return ConstantSpeed(float(speed)) if speed is not None else as_time_function(value)
+def _listing(model) -> str:
+    rigid = [b.name for b in model.bodies if b.mass > 0]
+    owned = [f"{e.nodes[0].name} … {e.nodes[-1].name}" for e in model.elements if len(e.nodes) > 1]
+    return ", ".join(rigid + owned) or "none"
 
 
 def body_rotation(body) -> np.ndarray:

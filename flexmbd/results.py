@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .errors import ModelError
 from .ground import GROUND
-from .nodes import PLANAR, POINT
+from .nodes import PLANAR
 
 STAT_FIELDS = ("iterations", "refreshes", "factorizations", "seconds", "substeps")
 #: outputs every node has (:meth:`flexmbd.nodes.NodeKind.output`)
@@ -69,32 +70,18 @@ class Result:
     # ---------------------------------------------------------- outputs
     def names(self):
         """Every named output this result can give."""
+        sys = self.system
         out = ["energy.kinetic", "energy.potential", "energy.dissipated", "energy.external_work",
                "energy.total", "energy.numerical_dissipation"]
-        for b in self.system.model.bodies:
+        for b in sys.model.bodies:
             out += [f"{b.name}.{k}" for k in NODE_OUTPUTS]
-        for e in self.system.model.elements:
-            if e.kind == "marker":
-                out += [f"{e.name}.position", f"{e.name}.velocity"]
-        for g in self.system.force_groups:
+        for e in sys.model.elements:
+            out += [f"{e.name}.{key}" for key in e.type.outputs(e, sys)]
+        for g in sys.force_groups:
             for nm in g.element_names if g.output_names else ():
                 out += [f"{nm}.{key}" for key in g.output_names]
-        for owner in self.system.owner_equations:
-            out.append(f"{owner}.multipliers")
-            spec = self._spec(owner)
-            if spec is not None and spec.kind == "rotation_driver":
-                out.append(f"{owner}.torque")
-            elif spec is not None and spec.kind == "translation_driver":
-                out.append(f"{owner}.force")
-            elif spec is not None and spec.kind != "marker":
-                out.append(f"{owner}.reaction")
+        out += [f"{owner}.multipliers" for owner in sys.owner_equations]
         return out
-
-    def _spec(self, name):
-        for e in self.system.model.elements:
-            if e.name == name:
-                return e
-        return None
 
     def __getitem__(self, name):
         if name not in self._cache:
@@ -108,39 +95,44 @@ class Result:
                 self._cache["_energies"] = self._energy()
             return self._cache["_energies"][name.split(".", 1)[1]]
         owner, _, what = name.rpartition(".")
-        for b in sys.model.bodies:
-            if b.name == owner:
-                if what in NODE_OUTPUTS:
-                    return b.kind.output(what, self.q[:, sys.config_slice(b)], self.v[:, sys.body_slice(b)])
-        spec = self._spec(owner)
-        if spec is not None and spec.kind == "marker" and what in ("position", "velocity"):
-            return self._marker(spec, what)
+        model = sys.model
+        for b in model.bodies:
+            if b.name == owner and what in NODE_OUTPUTS:
+                return b.kind.output(what, self.q[:, sys.config_slice(b)], self.v[:, sys.body_slice(b)])
+        for e in model.elements:
+            if e.name == owner and what in e.type.outputs(e, sys):
+                return e.type.output(e, what, self)
         for g in sys.force_groups:
             if what in g.output_names and owner in g.element_names:
                 i = g.element_names.index(owner)
                 rows = [g.outputs(sys.extend(q), sys.extend_velocity(v), t)[what][i]
                         for t, q, v in zip(self.t, self.q, self.v)]
                 return np.array(rows)
-        if owner in sys.owner_equations:
-            lam = self.lam[:, sys.owner_equations[owner]]
-            spec = self._spec(owner)
-            if what == "multipliers":
-                return lam
-            if what in ("torque", "force") and spec.kind.endswith("driver"):
-                return -lam[:, 0]
-            if what == "reaction":
-                return self._reaction(spec, sys.owner_equations[owner])
+        if what == "multipliers" and owner in sys.owner_equations:
+            return self.multipliers(owner)
+        if what in NODE_OUTPUTS and "." in owner:   # an alias of an owned node: rod.last.position
+            try:
+                node = model.resolve_body(owner)
+            except ModelError:
+                node = None
+            if node is not None and node is not GROUND:
+                return self[f"{node.name}.{what}"]
         raise KeyError(f"no output named {name!r}; available: {', '.join(self.names())}")
 
-    def _reaction(self, spec, rows):
-        """Force of the joint on body j (on body i, negated, if j is ground), global axes.
+    def multipliers(self, owner: str) -> np.ndarray:
+        """The multipliers of an element's equations (rows: times)."""
+        return self.lam[:, self.system.owner_equations[owner]]
+
+    def reaction(self, element) -> np.ndarray:
+        """Force of a joint on body j (on body i, negated, if j is ground), global axes.
 
         The constraint force on a body is −Φ_qᵀλ; its translational components (the
-        body's centre-of-mass coordinates) are the net force, whatever the joint type and
+        body's origin coordinates) are the net force, whatever the joint type and
         whichever of its equations were removed as redundant.
         """
         sys = self.system
-        body, sign = (spec.bodies[1], 1.0) if spec.bodies[1] is not GROUND else (spec.bodies[0], -1.0)
+        rows = sys.owner_equations[element.name]
+        body, sign = (element.bodies[1], 1.0) if element.bodies[1] is not GROUND else (element.bodies[0], -1.0)
         s = sys.body_slice(body)
         k = 3 if body.kind != PLANAR else 2
         out = np.empty((len(self.t), 3))
@@ -149,17 +141,6 @@ class Result:
             Jq = sys.constraint_jacobian(sys.extend(q), t)[rows][:, s]
             out[i, :k] = -sign * (Jq.T @ lam[rows])[:k]
         return out
-
-    def _marker(self, spec, what):
-        """Position or velocity of a body-fixed point, from the stored q and q'."""
-        from .model import body_rotation
-
-        b = spec.bodies[0]
-        u = body_rotation(b).T @ (spec.data["at"] - b.position)
-        sc, s = self.system.config_slice(b), self.system.body_slice(b)
-        ms = b.kind.markers(np.tile(u, (len(self.t), 1)), np.full(len(self.t), POINT))
-        x, J = ms.evaluate(self.q[:, sc])
-        return x if what == "position" else np.einsum("nij,nj->ni", J, self.v[:, s])
 
     def _energy(self):
         sys = self.system

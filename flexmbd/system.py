@@ -29,19 +29,13 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
-from .bodies.rigid import FrameBodyGroup, PlanarBodyGroup, RotationBodyGroup, SpatialBodyGroup
 from .compiled_assembly import compiled_assembly
-from .constraints import joints as J
-from .constraints.dot import DotConstraintGroup, TimeLaw, angle_law, offset_law
-from .constraints.normalization import NormalizationGroup
-from .forces.loads import GravityGroup, PointForceGroup, TorqueGroup
-from .forces.spring_damper import SpringDamperGroup
-from .forces.rotational_spring import RotationalSpringDamperGroup
 from .ground import GROUND
 from .groups import JACOBIAN_TERMS, EvalContext, tangent_map
-from .nodes import KINDS, PLANAR, ROTATION, SE3, SPATIAL
+from .nodes import KINDS
 from .linalg import DENSE_LIMIT
-from .model import ModelError, body_position
+from .errors import ModelError
+from .registry import builders
 
 #: P1's Jacobian parts: M1 is everything but the spring-damper-actuator parts,
 #: M2 = "sda_stiffness" (∂Q/∂q), M3 = "sda_damping" (∂Q/∂q') (names: groups.JACOBIAN_TERMS).
@@ -123,23 +117,20 @@ class System:
         self._rotation0 = _initial_rotations(bodies)
         self._position0 = np.array([b.position for b in sorted(bodies, key=lambda b: b.index)],
                                    dtype=float).reshape(-1, 3)
-        self._kind_of = {}   # element name -> kind of the bodies it connects (_pair_kind, memoised)
         self.q0, self.v0 = self._initial_state()
 
         # ------------------------------------------------------------- groups
-        self.body_groups = []
-        for kind, cls in ((SPATIAL, SpatialBodyGroup), (PLANAR, PlanarBodyGroup),
-                          (ROTATION, RotationBodyGroup), (SE3, FrameBodyGroup)):
-            bs = [b for b in bodies if b.kind == kind and (b.mass > 0 or np.any(b.inertia != 0))]
-            if bs:
-                self.body_groups.append(cls(bs, self.dof_rows(bs, kind), self.config_rows(bs, kind)))
-        from .beams.builder import beam_groups
-
-        beams = [e for e in model.elements if e.kind == "beam"]
-        beam_inertia, beam_forces = beam_groups(self, beams)
-        self.body_groups += beam_inertia
-        self.force_groups = self._force_groups(beams) + beam_forces
-        self.constraint_groups = self._constraint_groups()
+        #: the node kinds of the model, in canonical order (builders make one group per kind)
+        self.kinds = [k for k in KIND_ORDER if any(b.kind == k for b in bodies)]
+        groups = []
+        for build in builders():
+            elements = [e for e in model.elements if e.type.builder is build]
+            if elements:
+                groups += build(elements, self)
+        self.body_groups = [g for g in groups if g.role == "inertia"]
+        # applied loads before structural forces (stage 1), each in builder order
+        self.force_groups = sorted((g for g in groups if g.role == "force"), key=lambda g: getattr(g, "stage", 0))
+        self.constraint_groups = [g for g in groups if g.role == "constraint"]
         self.removed_equations = []
         self.removed_groups = []
         if redundancy not in ("remove", "keep"):
@@ -269,172 +260,32 @@ class System:
         return q, v
 
     # ================================================================ groups
-    def _pair_kind(self, spec):
-        kind = self._kind_of.get(spec.name)
-        if kind is None:
-            kind = self._kind_of[spec.name] = self._check_pair_kind(spec)
-        return kind
+    def pair_dofs(self, elements, kind):
+        """(len(elements), 2 kind.nv): the increment indices of both bodies of every element."""
+        return np.hstack([self.dof_rows([e.bodies[0] for e in elements], kind),
+                          self.dof_rows([e.bodies[1] for e in elements], kind)])
 
-    def _check_pair_kind(self, spec):
-        kinds = set(b.kind for b in spec.bodies if b is not GROUND)
-        if len(kinds) != 1:
-            names = " and a ".join(sorted(k.name for k in kinds))
-            which = " and ".join(f"{b.name!r} is {b.kind.name}" for b in spec.bodies if b is not GROUND)
-            hint = ""
-            if any(k.has_branches for k in kinds):
-                hint = ("; nodes of R³×R³ beams (formulation='r3r3', kind r3r3) connect only to other R³×R³ "
-                        "nodes and ground; use formulation='se3' to join a beam to rigid bodies")
-            raise ModelError(f"{spec.kind} {spec.name!r}: connects a {names} body, which is not supported "
-                             f"({which}; joints and force elements connect bodies of one kind){hint}")
-        return kinds.pop()
+    def pair_config(self, elements, kind):
+        """(len(elements), 2 kind.nq): the configuration indices of both bodies of every element."""
+        return np.hstack([self.config_rows([e.bodies[0] for e in elements], kind),
+                          self.config_rows([e.bodies[1] for e in elements], kind)])
 
-    def _pair_dofs(self, specs, kind):
-        """(len(specs), 2 kind.nv): the increment indices of both bodies of every element."""
-        return np.hstack([self.dof_rows([e.bodies[0] for e in specs], kind),
-                          self.dof_rows([e.bodies[1] for e in specs], kind)])
-
-    def _pair_config(self, specs, kind):
-        """(len(specs), 2 kind.nq): the configuration indices of both bodies of every element."""
-        return np.hstack([self.config_rows([e.bodies[0] for e in specs], kind),
-                          self.config_rows([e.bodies[1] for e in specs], kind)])
-
-    def _rotation(self, body):
-        """Initial rotation matrix of a body (``model.body_rotation``, computed at freezing)."""
+    def rotation(self, body):
+        """Initial rotation matrix of a body (identity for ground), computed at freezing."""
         return np.eye(3) if body is GROUND else self._rotation0[body.index]
 
-    def _frames(self, spec):
-        bi, bj = spec.bodies
-        return (J.Frame(0, body_position(bi), self._rotation(bi)), J.Frame(1, body_position(bj), self._rotation(bj)))
+    @staticmethod
+    def body_position(body):
+        """Initial position of a body's origin (ground: the origin)."""
+        return np.zeros(3) if body is GROUND else body.position
 
-    def _local_points(self, bodies, points):
+    def local_points(self, bodies, points):
         """Aᵀ (x − R) of every (body, global point x) pair: the body-fixed vectors of points
         given in the initial configuration (``Frame.point``), for all pairs at once."""
         index = np.fromiter((-1 if b is GROUND else b.index for b in bodies), dtype=int, count=len(bodies))
         R = np.vstack([self._position0, np.zeros((1, 3))])[index]           # ground: last row
         At = np.swapaxes(np.concatenate([self._rotation0, _EYE3[None]])[index], 1, 2)
         return _matvec(At, np.asarray(points, dtype=float).reshape(-1, 3) - R)
-
-    def _force_groups(self, beams=()):
-        from .beams.builder import nodal_weights
-
-        groups = []
-        model = self.model
-        gravity = bool(np.any(model.gravity != 0))
-        weights = nodal_weights(beams) if beams and gravity else []
-        # the kind of every (rotational) spring-damper, checked once, in model order
-        sda_kinds = [(e, self._pair_kind(e)) for e in model.elements if e.kind == "spring_damper"]
-        rsd_kinds = [(e, self._pair_kind(e)) for e in model.elements if e.kind == "rotational_spring_damper"]
-        for kind in KIND_ORDER:
-            bs = [b for b in model.bodies if b.kind == kind and b.mass > 0]
-            if bs and gravity:
-                if kind == PLANAR and model.gravity[2] != 0:
-                    raise ModelError("gravity has a z component, but planar bodies move in the x-y plane")
-                groups.append(GravityGroup(kind, bs, self.dof_rows(bs, kind), model.gravity,
-                                           self.config_rows(bs, kind)))
-            if weights:
-                shares = [(b, w) for b, w in weights if b.kind == kind]
-                if shares:
-                    nodes = [b for b, _ in shares]
-                    g = GravityGroup(kind, nodes, self.dof_rows(nodes, kind), model.gravity,
-                                     self.config_rows(nodes, kind))
-                    g.mass = np.array([m for _, m in shares])
-                    g.element_names = [f"{b.name}.weight" for b, _ in shares]
-                    groups.append(g)
-            sdas = [e for e, k in sda_kinds if k == kind]
-            if sdas:
-                groups.append(SpringDamperGroup(
-                    kind, [e.name for e in sdas], self._pair_dofs(sdas, kind),
-                    self._local_points([e.bodies[0] for e in sdas], [e.data["at_i"] for e in sdas]),
-                    self._local_points([e.bodies[1] for e in sdas], [e.data["at_j"] for e in sdas]),
-                    [e.data["k"] for e in sdas], [e.data["c"] for e in sdas],
-                    [e.data["rest_length"] for e in sdas], [e.data["actuator"] for e in sdas],
-                    [e.data["tension_only"] for e in sdas], [e.data["law"] for e in sdas],
-                    self._pair_config(sdas, kind)))
-            rsds = [e for e, k in rsd_kinds if k == kind]
-            if rsds:
-                groups.append(RotationalSpringDamperGroup.from_specs(
-                    kind, rsds, [self._frames(e) for e in rsds], self._pair_dofs(rsds, kind),
-                    self._pair_config(rsds, kind)))
-            forces = [e for e in model.elements if e.kind == "force" and e.bodies[0].kind == kind]
-            if forces:
-                on = [e.bodies[0] for e in forces]
-                us = self._local_points(on, [e.data["at"] for e in forces])
-                fs = [e.data["force"] for e in forces]
-                groups.append(PointForceGroup(kind, [e.name for e in forces], self.dof_rows(on, kind),
-                                              us, fs, [e.data["body_fixed"] for e in forces],
-                                              [e.data["scale"] for e in forces], self.config_rows(on, kind)))
-            torques = [e for e in model.elements if e.kind == "torque" and e.bodies[0].kind == kind]
-            if torques:
-                on = [e.bodies[0] for e in torques]
-                groups.append(TorqueGroup(kind, [e.name for e in torques], self.dof_rows(on, kind),
-                                          [e.data["torque"] for e in torques], [e.data["body_fixed"] for e in torques],
-                                          [e.data["scale"] for e in torques], self.config_rows(on, kind)))
-        return groups
-
-    def _joint_equations(self, spec, kind):
-        fi, fj = self._frames(spec)
-        d, name, planar = spec.data, spec.name, kind == PLANAR
-        t = spec.kind
-        if planar and t in ("revolute",) and abs(abs(d["axis"][2]) - 1) > 1e-12:
-            raise ModelError(f"revolute {name!r}: planar bodies rotate about z; axis must be (0, 0, ±1)")
-        if planar and t in ("cylindrical", "universal", "point_in_plane"):
-            raise ModelError(f"{t} {name!r}: not available for planar bodies")
-        # SE(3) bodies: point coincidence in a body frame (body i, or j when i is ground),
-        # so the joint's Jacobian, like the beams' stiffness, is invariant under rigid motion
-        frame = (fj if spec.bodies[0] is GROUND else fi) if kind == SE3 else None
-        if t == "spherical":
-            return J.spherical(name, fi, fj, d["at"], planar, body_frame=frame)
-        if t == "revolute":
-            return J.revolute(name, fi, fj, d["at"], d["axis"], planar, body_frame=frame)
-        if t == "prismatic":
-            return J.prismatic(name, fi, fj, d["at"], d["axis"], planar)
-        if t == "cylindrical":
-            return J.cylindrical(name, fi, fj, d["at"], d["axis"])
-        if t == "universal":
-            return J.universal(name, fi, fj, d["at"], d["axis_i"], d["axis_j"])
-        if t == "fixed":
-            at = d["at"] if d["at"] is not None else body_position(spec.bodies[1])
-            return J.fixed(name, fi, fj, at, planar)
-        if t == "point_on_line":
-            return J.point_on_line(name, fi, fj, d["at"], d["axis"], planar)
-        if t == "point_in_plane":
-            return J.point_in_plane(name, fi, fj, d["at"], d["normal"])
-        if t == "distance":
-            return J.distance(name, fi, fj, d["at_i"], d["at_j"], d["length"])
-        if t == "rotation_driver":
-            axis = d["axis"] if not planar else np.array([0, 0, 1.0])
-            return J.rotation_driver(name, fi, fj, axis)
-        if t == "translation_driver":
-            return J.translation_driver(name, fi, fj, d["at"], d["axis"])
-        raise ModelError(f"unknown element kind {t!r}")
-
-    def _constraint_groups(self):
-        groups = []
-        spatial = [b for b in self.model.bodies if b.kind == SPATIAL]
-        if spatial:
-            groups.append(NormalizationGroup(spatial, self.dof_rows(spatial, SPATIAL),
-                                             self.config_rows(spatial, SPATIAL)))
-        joint_kinds = {"spherical", "revolute", "prismatic", "cylindrical", "universal", "fixed", "point_on_line",
-                       "point_in_plane", "distance", "rotation_driver", "translation_driver"}
-        for kind in KIND_ORDER:
-            eqs, specs, counts, laws = [], [], [], []
-            for spec in self.model.elements:
-                if spec.kind not in joint_kinds or self._pair_kind(spec) != kind:
-                    continue
-                new = self._joint_equations(spec, kind)
-                if spec.kind == "rotation_driver":
-                    laws.append(TimeLaw(len(eqs), angle_law(spec.data["function"])))
-                elif spec.kind == "translation_driver":
-                    laws.append(TimeLaw(len(eqs), offset_law(spec.data["function"], 0.0)))
-                eqs += new
-                specs.append(spec)
-                counts.append(len(new))
-            if eqs:
-                # every equation of a joint acts on the pair of bodies of that joint
-                dofs = np.repeat(self._pair_dofs(specs, kind), counts, axis=0)
-                cfgs = np.repeat(self._pair_config(specs, kind), counts, axis=0)
-                groups.append(DotConstraintGroup(kind, eqs, dofs, laws, cfgs))
-        return groups
 
     # ========================================================== constraints
     @property

@@ -199,9 +199,8 @@ def test_nodes_and_joint_with_se3_body_is_a_clear_error():
     b = m.beam("rod", section=SECTION, elements=2, start=(0, 0, 0), end=(1, 0, 0), formulation="r3r3")
     assert all(n.kind == R3R3 for n in b.nodes) and b.dofs == 18
     body = m.rigid_body("mass", mass=1.0, inertia=(1, 1, 1), position=(1, 0, 0), parameterization="se3")
-    m.spherical(b.last, body, at=(1, 0, 0), name="tip_joint")
-    with pytest.raises(fm.ModelError) as exc:
-        m.freeze()
+    with pytest.raises(fm.ModelError) as exc:      # at once, when the joint is added
+        m.spherical(b.last, body, at=(1, 0, 0), name="tip_joint")
     msg = str(exc.value)
     assert "spherical 'tip_joint'" in msg and "'rod.n2' is r3r3" in msg and "'mass' is se3" in msg
     assert "formulation='se3'" in msg

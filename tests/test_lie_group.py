@@ -72,9 +72,8 @@ def test_bodies_of_different_spatial_kinds_cannot_be_joined():
     m = fm.Model()
     a = m.rigid_body("a", mass=1.0, inertia=(1, 1, 1), parameterization="rotation")
     b = m.rigid_body("b", mass=1.0, inertia=(1, 1, 1), position=(1, 0, 0))
-    m.spherical(a, b, at=(0.5, 0, 0), name="mixed")
     with pytest.raises(fm.ModelError, match="connects a spatial and a spatial-lie body"):
-        m.freeze()
+        m.spherical(a, b, at=(0.5, 0, 0), name="mixed")
     with pytest.raises(fm.ModelError, match="parameterization"):
         fm.Model().rigid_body(mass=1.0, inertia=(1, 1, 1), parameterization="euler")
 

@@ -20,20 +20,20 @@ def model():
 
 
 def test_negative_mass(model):
-    with pytest.raises(ModelError, match=r"body 'heavy': mass must be positive, got -2"):
+    with pytest.raises(ModelError, match=r"body 'heavy' mass: must be > 0, got -2"):
         model.rigid_body("heavy", mass=-2.0, inertia=(1, 1, 1))
-    with pytest.raises(ModelError, match=r"body 'flat': mass must be positive"):
+    with pytest.raises(ModelError, match=r"body 'flat' mass: must be > 0"):
         model.planar_body("flat", mass=0.0, inertia=1.0)
 
 
 def test_inertia_not_positive_definite(model):
-    with pytest.raises(ModelError, match=r"body 'b': inertia must be positive definite"):
+    with pytest.raises(ModelError, match=r"body 'b' inertia: inertia must be positive definite"):
         model.rigid_body("b", mass=1.0, inertia=(1.0, -1.0, 1.0))
-    with pytest.raises(ModelError, match=r"body 'c': inertia must be positive definite"):
+    with pytest.raises(ModelError, match=r"body 'c' inertia: inertia must be positive definite"):
         model.rigid_body("c", mass=1.0, inertia=[[1, 2, 0], [2, 1, 0], [0, 0, 1]])
-    with pytest.raises(ModelError, match=r"body 'd': inertia I_z must be positive"):
+    with pytest.raises(ModelError, match=r"body 'd' inertia: must be > 0"):
         model.planar_body("d", mass=1.0, inertia=-0.1)
-    with pytest.raises(ModelError, match=r"body 'e': inertia tensor must be symmetric"):
+    with pytest.raises(ModelError, match=r"body 'e' inertia: the inertia tensor must be symmetric"):
         model.rigid_body("e", mass=1.0, inertia=[[1, 0.5, 0], [0, 1, 0], [0, 0, 1]])
 
 
@@ -53,28 +53,28 @@ def test_triangle_inequality(model):
     ("rotational_spring_damper", dict(axis=(0, 0, 0), k=1.0)),
 ])
 def test_zero_length_axis_names_the_element(model, method, kwargs):
-    with pytest.raises(ModelError, match=rf"{method} 'bad' axis: axis has zero length"):
+    with pytest.raises(ModelError, match=rf"{method} 'bad' axis: zero-length axis"):
         getattr(model, method)(fm.GROUND, "a", name="bad", **kwargs)
 
 
 def test_zero_length_normal_and_universal_axes(model):
-    with pytest.raises(ModelError, match=r"point_in_plane 'bad' normal: axis has zero length"):
+    with pytest.raises(ModelError, match=r"point_in_plane 'bad' normal: zero-length axis"):
         model.point_in_plane(fm.GROUND, "a", at=(0, 0, 0), normal=(0, 0, 0), name="bad")
-    with pytest.raises(ModelError, match=r"universal 'cross' axis_j: axis has zero length"):
+    with pytest.raises(ModelError, match=r"universal 'cross' axis_j: zero-length axis"):
         model.universal(fm.GROUND, "a", at=(0, 0, 0), axis_i=(1, 0, 0), axis_j=(0, 0, 0), name="cross")
 
 
 def test_bad_point_names_the_element(model):
-    with pytest.raises(ModelError, match=r"revolute 'hinge' at: expected 3 finite numbers"):
+    with pytest.raises(ModelError, match=r"revolute 'hinge' at\[1\]: expected a finite number, got nan"):
         model.revolute(fm.GROUND, "a", at=(0, np.nan, 0), name="hinge")
 
 
 def test_spring_with_coincident_points(model):
     with pytest.raises(ModelError, match=r"spring_damper 'sp': the two attachment points coincide"):
         model.spring_damper(fm.GROUND, "a", at_i=(1, 2, 3), at_j=(1, 2, 3), k=10.0, name="sp")
-    with pytest.raises(ModelError, match=r"spring_damper 'neg': k and c must be non-negative"):
+    with pytest.raises(ModelError, match=r"spring_damper 'neg' k: must be ≥ 0"):
         model.spring_damper(fm.GROUND, "a", at_i=(1, 0, 0), k=-1.0, name="neg")
-    with pytest.raises(ModelError, match=r"rotational_spring_damper 'rs': k and c must be finite and non-negative"):
+    with pytest.raises(ModelError, match=r"rotational_spring_damper 'rs' k: must be ≥ 0"):
         model.rotational_spring_damper(fm.GROUND, "a", k=-5.0, name="rs")
 
 
@@ -86,7 +86,7 @@ def test_joint_to_a_body_of_another_model(model):
 
 
 def test_unknown_body_name(model):
-    with pytest.raises(ModelError, match=r"spherical 'ball': no body named 'nobody' \(bodies: \['a', 'p'\]\)"):
+    with pytest.raises(ModelError, match=r"spherical 'ball': no body named 'nobody' \(bodies: a, p, or ground\)"):
         model.spherical("a", "nobody", at=(0, 0, 0), name="ball")
     with pytest.raises(ModelError, match=r"force 'f': no body named 'b'"):
         model.force("b", (1, 0, 0), name="f")
@@ -103,21 +103,19 @@ def test_duplicate_names(model):
 
 
 def test_planar_spatial_mix_in_one_joint(model):
-    model.revolute("a", "p", at=(0, 0, 0), name="mixed")
     with pytest.raises(ModelError, match=r"revolute 'mixed': connects a planar and a spatial body"):
-        model.freeze()
+        model.revolute("a", "p", at=(0, 0, 0), name="mixed")
 
 
 def test_planar_misuse(model):
     with pytest.raises(ModelError, match=r"rotational_spring_damper 'tilt': planar bodies rotate about z"):
         model.rotational_spring_damper(fm.GROUND, "p", axis=(1, 0, 0), k=1.0, name="tilt")
-    model.revolute(fm.GROUND, "p", at=(0, 0), axis=(1, 0, 0), name="tilted")
     with pytest.raises(ModelError, match=r"revolute 'tilted': planar bodies rotate about z"):
-        model.freeze()
+        model.revolute(fm.GROUND, "p", at=(0, 0), axis=(1, 0, 0), name="tilted")
 
 
 def test_body_connected_to_itself(model):
-    with pytest.raises(ModelError, match=r"revolute 'self' connects a body to itself"):
+    with pytest.raises(ModelError, match=r"revolute 'self': connects 'a' to itself"):
         model.revolute("a", "a", at=(0, 0, 0), name="self")
 
 

@@ -12,13 +12,24 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from typing import Annotated, Any, Literal, Optional, Union
+
+from pydantic import BeforeValidator, ConfigDict, Discriminator, Field, PlainSerializer, Tag, model_validator
+from pydantic.json_schema import SkipJsonSchema
+from pydantic_core import PydanticCustomError
+
 from ..bodies.rigid import Body
+from ..errors import ModelError
+from ..forces.loads import GravityGroup
 from ..nodes import R3R3, SE3
+from ..registry import Element, ElementType, register
+from ..spec import UNION_ERRORS, UNION_KEYS, Axis, DumpError, Name, Point, SpecBase, describe, point3
 from ..lie import quat_to_rotvec, se3_exp, se3_from_Rx, se3_inv, se3_log
 from ..rotations import quaternion_from_matrix, rotation_matrix
 from .geometry import CircularArc, NurbsReference, StraightLine
 from .se3_beam import reference_strains, relative_twists
 from .se3_linear import relative_twist
+from .section_specs import SECTION_SHAPES, Arc, beam_section, section_data
 from .sections import Section
 from .shape import NurbsCurve, gauss_legendre, lagrange, nurbs_elements
 
@@ -99,72 +110,229 @@ def _shape_at(data, s):
     return e, lagrange(data["order"], np.array([zeta]))[0][0]
 
 
-def add_beam(model, name, section, elements, geometry=None, start=None, end=None, e2=None, order=1,
-             formulation="se3", integration="full", interpolation="lagrange"):
-    from ..model import ElementSpec, ModelError
+def _section_tag(v):
+    if isinstance(v, dict):
+        t = v.get("shape")
+        return f"<{t}>" if isinstance(t, str) and t in SECTION_SHAPES else None
+    if isinstance(v, Section):
+        return "<python>"
+    if isinstance(v, SpecBase):
+        return f"<{v.shape}>"
+    return None
 
-    name = model._name(name, "beam")
-    what = f"beam {name!r}"
-    if not isinstance(section, Section):
-        raise ModelError(f"{what}: section must be a flexmbd.beams.Section (rectangle, circle, tube or user)")
-    if formulation not in FORMULATIONS:
-        raise ModelError(f"{what}: formulation must be one of {FORMULATIONS}, got {formulation!r}")
-    if integration not in INTEGRATIONS:
-        raise ModelError(f"{what}: integration must be one of {INTEGRATIONS}, got {integration!r}")
-    if interpolation not in INTERPOLATIONS:
-        raise ModelError(f"{what}: interpolation must be one of {INTERPOLATIONS}, got {interpolation!r}")
-    if not isinstance(order, (int, np.integer)) or order < 1 or (interpolation == "nurbs" and order < 2):
-        raise ModelError(f"{what}: order must be an integer ≥ 1 (≥ 2 for NURBS), got {order!r}")
-    if formulation == "r3r3" and not (order == 1 and interpolation == "lagrange"):
-        raise ModelError(f"{what}: the R³×R³ formulation has first-order Lagrange elements only "
-                         f"(order=1, interpolation='lagrange'), got order={order!r}, interpolation={interpolation!r}")
-    if integration == "hw" and not (order == 1 and interpolation == "lagrange"):
-        raise ModelError(f"{what}: the Hu-Washizu form (integration='hw') is a remedy for first-order elements")
-    try:
-        n_el = int(elements)
-    except (TypeError, ValueError):
-        raise ModelError(f"{what}: elements must be a positive integer, got {elements!r}") from None
-    if n_el < 1 or n_el != elements:
-        raise ModelError(f"{what}: elements must be a positive integer, got {elements!r}")
-    if geometry is None:
-        if start is None or end is None:
-            raise ModelError(f"{what}: give a reference geometry (StraightLine, CircularArc, NurbsReference) "
-                             "or start and end points")
+
+def _section_to_data(v):
+    if isinstance(v, Section):
+        return section_data(v)
+    return v.model_dump() if isinstance(v, SpecBase) else v
+
+
+BeamSection = Annotated[
+    Union[tuple(Annotated[cls, Tag(f"<{t}>")] for t, cls in SECTION_SHAPES.items())
+          + (SkipJsonSchema[Annotated[Any, Tag("<python>")]],)],
+    Discriminator(_section_tag, custom_error_type="section_shape",
+                  custom_error_message="a section is a mapping with shape: " + " | ".join(SECTION_SHAPES)),
+    PlainSerializer(_section_to_data),
+]
+UNION_ERRORS["section_shape"] = ("section shape", SECTION_SHAPES)
+UNION_KEYS["section_shape"] = "shape"
+
+
+def _geometry_object(v):
+    if v is not None and not hasattr(v, "nodes"):
+        raise PydanticCustomError("geometry", "geometry must be a StraightLine, CircularArc or NurbsReference "
+                                  "(flexmbd.beams), got {what}", {"what": describe(v)})
+    return v
+
+
+class BeamSpec(SpecBase):
+    """A geometrically exact beam (docs/elements/beam-se3.md) of ``elements`` elements.  Its
+    nodes are bodies named NAME.n0 … NAME.nN (NAME.first and NAME.last are aliases of the
+    end nodes) that joints, drivers and loads name like any body; its elements NAME.e0 …
+    have outputs such as NAME.e0.strain_energy.  Give either start and end (a straight
+    beam) or arc."""
+
+    model_config = ConfigDict(title="Beam")
+
+    type: Literal["beam"] = Field("beam", description="beam (the only type of this section)")
+    name: Optional[Name] = Field(None, description="unique name; the nodes are NAME.n0 … and the elements NAME.e0 …")
+    section: BeamSection = Field(description="the cross section: a mapping with shape and its dimensions and material")
+    elements: int = Field(ge=1, le=100000, description="number of elements")
+    start: Optional[Point] = Field(None, description="first node of a straight beam [m]")
+    end: Optional[Point] = Field(None, description="last node of a straight beam [m]")
+    e2: Optional[Axis] = Field(None, description="direction of the section axis e2 of a straight beam, global "
+                                                 "(default: chosen from the beam axis)")
+    arc: Optional[Arc] = Field(None, description="a circular-arc beam instead of start and end")
+    geometry: SkipJsonSchema[Annotated[Optional[Any], BeforeValidator(_geometry_object)]] = None
+    order: int = Field(1, ge=1, le=10, description="polynomial order of the elements (≥ 2 for nurbs)")
+    interpolation: Literal["lagrange", "nurbs"] = Field("lagrange", description="shape functions")
+    formulation: str = Field("se3", min_length=1, max_length=50,
+                             description="beam formulation: se3 (SE(3) nodes) or r3r3 (positions and total "
+                                         "rotation vectors, first-order Lagrange elements only)")
+    integration: Literal["full", "reduced", "hw"] = Field("full", description="Gauss integration: full, reduced, "
+                                                                            "or hw (Hu-Washizu, first order)")
+
+    @model_validator(mode="after")
+    def _one_geometry(self):
+        straight = self.start is not None or self.end is not None
+        given = [w for w, v in (("start and end", straight), ("arc", self.arc is not None),
+                                ("geometry", self.geometry is not None)) if v]
+        if len(given) > 1:
+            raise ValueError(f"give either start and end or arc, not both ({' and '.join(given)} given)"
+                             if self.geometry is None else "give one of geometry, arc, or start and end")
+        if not given:
+            raise ValueError("give start and end (a straight beam) or arc")
+        if straight and (self.start is None or self.end is None):
+            raise PydanticCustomError("section_value", "a straight beam needs both start and end",
+                                      {"key": "end" if self.end is None else "start"})
+        if self.arc is not None and self.e2 is not None:
+            raise PydanticCustomError("section_value", "e2 is for straight beams; an arc's section axes follow "
+                                      "its plane", {"key": "e2"})
+        if straight:
+            d = np.r_[self.start, 0.0][:3] - np.r_[self.end, 0.0][:3]
+            with np.errstate(all="ignore"):
+                if not np.linalg.norm(d) > 0:
+                    raise PydanticCustomError("section_value", "start and end coincide: the beam has no length",
+                                              {"key": "end"})
+        return self
+
+
+def build_beams(elements, system):
+    """Inertia, weight (consistent nodal shares of ρA g) and elastic groups of every beam
+    (one group per element type, vectorised over all beams)."""
+    inertia, forces = beam_groups(system, elements)
+    gravity = system.model.gravity
+    weights = []
+    if np.any(gravity != 0):
+        shares = nodal_weights(elements)
+        for kind in system.kinds:
+            mine = [(b, w) for b, w in shares if b.kind == kind]
+            if mine:
+                nodes = [b for b, _ in mine]
+                g = GravityGroup(kind, nodes, system.dof_rows(nodes, kind), gravity, system.config_rows(nodes, kind))
+                g.mass = np.array([m for _, m in mine])
+                g.element_names = [f"{b.name}.weight" for b, _ in mine]
+                weights.append(g)
+    for g in forces:
+        g.stage = 1   # structural forces after the applied loads (summation order)
+    return inertia + weights + forces
+
+
+@register
+class BeamType(ElementType):
+    """A geometrically exact beam on SE(3) or R³×R³ nodes (``Model.beam``)."""
+
+    name = "beam"
+    section = "beams"
+    Spec = BeamSpec
+    builder = staticmethod(build_beams)
+
+    def validate(self, data, name=None):
+        return super().validate({k: v for k, v in data.items() if k != "type"} | {"type": "beam"}, name)
+
+    def create(self, model, spec):
+        name = model.new_name(spec.name, "beam")
+        what = f"beam {name!r}"
+        order, interpolation, formulation, integration = spec.order, spec.interpolation, spec.formulation, \
+            spec.integration
+        if formulation not in FORMULATIONS:
+            raise ModelError(f"{what}: formulation must be one of {FORMULATIONS}, got {formulation!r}",
+                             element=name, key="formulation")
+        if interpolation == "nurbs" and order < 2:
+            raise ModelError(f"{what}: order must be an integer ≥ 1 (≥ 2 for NURBS), got {order!r}",
+                             element=name, key="order")
+        if formulation == "r3r3" and not (order == 1 and interpolation == "lagrange"):
+            raise ModelError(f"{what}: the R³×R³ formulation has first-order Lagrange elements only "
+                             f"(order=1, interpolation='lagrange'), got order={order!r}, "
+                             f"interpolation={interpolation!r}", element=name, key="formulation")
+        if integration == "hw" and not (order == 1 and interpolation == "lagrange"):
+            raise ModelError(f"{what}: the Hu-Washizu form (integration='hw') is a remedy for first-order elements",
+                             element=name, key="integration")
+        with np.errstate(all="ignore"):
+            try:
+                section = spec.section if isinstance(spec.section, Section) else beam_section(spec.section)
+            except (ValueError, ArithmeticError) as exc:
+                raise ModelError(f"{what}: {str(exc).replace('Section: ', '')}", element=name, key="section") \
+                    from None
+            geometry = spec.geometry
+            if spec.arc is not None:
+                a = spec.arc
+                try:
+                    geometry = CircularArc(a.center, a.radius, a.angle0, a.angle1, normal=a.normal)
+                except (ValueError, ArithmeticError) as exc:
+                    raise ModelError(f"{what}: {str(exc).replace('CircularArc: ', '')}", element=name,
+                                     key="arc") from None
+                if not np.isfinite(geometry.length) or geometry.length <= 0:
+                    raise ModelError(f"{what}: the arc's length {geometry.length:g} m is not a positive finite "
+                                     "number", element=name, key="arc")
+            elif geometry is None:
+                start, end = point3(spec.start), point3(spec.end)
+                if not np.isfinite(np.linalg.norm(end - start)):
+                    raise ModelError(f"{what}: the beam's length overflows; give start and end of moderate size",
+                                     element=name, key="end")
+                try:
+                    geometry = StraightLine(start, end, e2=spec.e2)
+                except (ValueError, ArithmeticError) as exc:
+                    raise ModelError(f"{what}: {exc}", element=name, key="e2") from None
+        n_el = spec.elements
+        n_gauss = order + 1 if integration == "full" else order
         try:
-            geometry = StraightLine(start, end, e2=e2)
-        except ValueError as exc:
-            raise ModelError(f"{what}: {exc}") from None
-    elif not hasattr(geometry, "nodes"):
-        raise ModelError(f"{what}: geometry must be a StraightLine, CircularArc or NurbsReference")
-    n_gauss = order + 1 if integration == "full" else order
-    if interpolation == "lagrange":
-        data = _lagrange_topology(geometry, n_el, order, n_gauss)
-    else:
-        data = _nurbs_topology(geometry, n_el, order, n_gauss)
-    nodes = []
-    node_kind = R3R3 if formulation == "r3r3" else SE3
-    for i, (x, R) in enumerate(zip(data.pop("x"), data.pop("R"))):
-        nm = model._name(f"{name}.n{i}", "node")
-        b = Body(nm, node_kind, 0.0, np.zeros((3, 3)), x.copy(), quaternion_from_matrix(R))
-        b.index = len(model.bodies)
-        model.bodies.append(b)
-        model._names.add(nm)
-        nodes.append(b)
-    q = np.array([np.r_[b.position, b.orientation] for b in nodes])
-    conn = data["conn"]
-    Rn = rotation_matrix(q[:, 3:]).reshape(-1, 3, 3)
-    data.update(section=section, formulation=formulation, order=order, integration=integration,
-                interpolation=interpolation)
-    if formulation == "r3r3":
-        data["q_ref"] = _r3r3_reference(q, conn)
-    elif order == 1 and interpolation == "lagrange":
-        data["d0"] = relative_twist(q[conn[:, 0]], q[conn[:, 1]])
-    else:
-        data["eps0"] = reference_strains(Rn[conn], q[conn][..., :3], data["N"], data["dN"])
-    spec = ElementSpec("beam", name, tuple(nodes), data)
-    model.elements.append(spec)
-    model._names.add(name)
-    return Beam(name, nodes, section, formulation, order, integration, interpolation, float(geometry.length), spec)
+            if interpolation == "lagrange":
+                data = _lagrange_topology(geometry, n_el, order, n_gauss)
+            else:
+                data = _nurbs_topology(geometry, n_el, order, n_gauss)
+        except (ValueError, ArithmeticError, np.linalg.LinAlgError) as exc:
+            raise ModelError(f"{what}: {exc}", element=name) from None
+        nodes = []
+        node_kind = R3R3 if formulation == "r3r3" else SE3
+        for i, (x, R) in enumerate(zip(data.pop("x"), data.pop("R"))):
+            nm = model.new_name(f"{name}.n{i}", "node")
+            b = Body(nm, node_kind, 0.0, np.zeros((3, 3)), x.copy(), quaternion_from_matrix(R))
+            model.add_node(b)
+            nodes.append(b)
+        q = np.array([np.r_[b.position, b.orientation] for b in nodes])
+        conn = data["conn"]
+        Rn = rotation_matrix(q[:, 3:]).reshape(-1, 3, 3)
+        data.update(section=section, formulation=formulation, order=order, integration=integration,
+                    interpolation=interpolation, length_total=float(geometry.length))
+        if formulation == "r3r3":
+            data["q_ref"] = _r3r3_reference(q, conn)
+        elif order == 1 and interpolation == "lagrange":
+            data["d0"] = relative_twist(q[conn[:, 0]], q[conn[:, 1]])
+        else:
+            data["eps0"] = reference_strains(Rn[conn], q[conn][..., :3], data["N"], data["dN"])
+        return Element(self.name, name, tuple(nodes), data, spec.model_copy(update={"name": name}),
+                       nodes=tuple(nodes))
+
+    def added(self, model, element):
+        d = element.data
+        return Beam(element.name, list(element.nodes), d["section"], d["formulation"], d["order"], d["integration"],
+                    d["interpolation"], d["length_total"], element)
+
+    def node_aliases(self, element):
+        return {"first": element.nodes[0], "last": element.nodes[-1]}
+
+    def dump(self, element):
+        spec = element.spec
+        if spec.geometry is not None:
+            g = spec.geometry
+            if isinstance(g, StraightLine):
+                spec = spec.model_copy(update=dict(geometry=None, start=g.start.tolist(), end=g.end.tolist(),
+                                                   e2=g._R[:, 1].tolist()))
+            elif isinstance(g, CircularArc):
+                spec = spec.model_copy(update=dict(geometry=None, arc=Arc(
+                    center=g.center.tolist(), radius=g.radius, angle0=g.angle0, angle1=g.angle1,
+                    normal=g.normal.tolist())))
+            else:
+                raise DumpError(f"beam {element.name!r}: a {type(g).__name__} reference cannot be written to a "
+                                "model file (straight and circular-arc beams can)")
+        out = spec.model_dump(mode="python", exclude_defaults=True, exclude={"geometry"})
+        return {"name": out.pop("name"), **out}
+
+    def geometry(self, element):
+        """The axis as a polyline through the nodes."""
+        return [("line", f"{element.name}.{k}", n0, n1, n0.position, n1.position)
+                for k, (n0, n1) in enumerate(zip(element.nodes[:-1], element.nodes[1:]))]
 
 
 def _r3r3_reference(q, conn):

@@ -41,13 +41,9 @@ __all__ = [
     "elastic_forces",
     "inertia_forces",
     "kinetic_energy",
-    "marker",
-    "marker_contract",
-    "marker_dJv",
     "rescale",
     "section_forces",
     "strains",
-    "torque_force",
 ]
 
 # --------------------------------------------------------------------------------------

@@ -143,20 +143,22 @@ class Section:
         A = b h, I2 = b h^3/12, I3 = h b^3/12, J from ``rectangle_torsion_constant``,
         k = 10 (1 + nu)/(12 + 11 nu) (Cowper) or the number given."""
         b, h = _positive(width2=width2, height3=height3)
-        E, nu, G = _moduli(E, nu, G)
-        k = _shear_factor(shear_factor, cowper_rectangle, nu)
-        return cls._from_geometry(b * h, b * h ** 3 / 12.0, h * b ** 3 / 12.0,
-                                  rectangle_torsion_constant(b, h), E, G, rho, k)
+        E_, nu_, G_ = _moduli(E, nu, G)
+        k = _shear_factor(shear_factor, cowper_rectangle, nu_)
+        return _defined(cls._from_geometry(b * h, b * h ** 3 / 12.0, h * b ** 3 / 12.0,
+                                           rectangle_torsion_constant(b, h), E_, G_, rho, k),
+                        shape="rectangle", width2=b, height3=h, E=E, nu=nu, G=G, rho=rho, shear_factor=shear_factor)
 
     @classmethod
     def circle(cls, d, E, nu=None, G=None, rho=0.0, shear_factor="cowper") -> Section:
         """Solid circle of diameter d: A = pi d^2/4, I2 = I3 = pi d^4/64, J = pi d^4/32,
         k = 6 (1 + nu)/(7 + 6 nu) (Cowper)."""
         (d,) = _positive(d=d)
-        E, nu, G = _moduli(E, nu, G)
-        k = _shear_factor(shear_factor, cowper_circle, nu)
+        E_, nu_, G_ = _moduli(E, nu, G)
+        k = _shear_factor(shear_factor, cowper_circle, nu_)
         i2 = np.pi * d ** 4 / 64.0
-        return cls._from_geometry(np.pi * d ** 2 / 4.0, i2, i2, 2.0 * i2, E, G, rho, k)
+        return _defined(cls._from_geometry(np.pi * d ** 2 / 4.0, i2, i2, 2.0 * i2, E_, G_, rho, k),
+                        shape="circle", d=d, E=E, nu=nu, G=G, rho=rho, shear_factor=shear_factor)
 
     @classmethod
     def tube(cls, d_outer, d_inner, E, nu=None, G=None, rho=0.0, shear_factor="cowper") -> Section:
@@ -166,10 +168,11 @@ class Section:
         d = float(d_inner)
         if not (np.isfinite(d) and 0.0 <= d < D):
             raise ValueError(f"Section: d_inner must satisfy 0 <= d_inner < d_outer, got {d_inner}")
-        E, nu, G = _moduli(E, nu, G)
-        k = _shear_factor(shear_factor, lambda v: cowper_tube(v, d / D), nu)
+        E_, nu_, G_ = _moduli(E, nu, G)
+        k = _shear_factor(shear_factor, lambda v: cowper_tube(v, d / D), nu_)
         i2 = np.pi * (D ** 4 - d ** 4) / 64.0
-        return cls._from_geometry(np.pi * (D ** 2 - d ** 2) / 4.0, i2, i2, 2.0 * i2, E, G, rho, k)
+        return _defined(cls._from_geometry(np.pi * (D ** 2 - d ** 2) / 4.0, i2, i2, 2.0 * i2, E_, G_, rho, k),
+                        shape="tube", d_outer=D, d_inner=d, E=E, nu=nu, G=G, rho=rho, shear_factor=shear_factor)
 
     # ---- matrices
     def stiffness_matrix(self) -> np.ndarray:
@@ -179,6 +182,15 @@ class Section:
     def inertia_matrix(self) -> np.ndarray:
         """6x6 M_s = diag(rhoA, rhoA, rhoA, rhoI2 + rhoI3, rhoI2, rhoI3) per unit length."""
         return np.diag([self.rhoA, self.rhoA, self.rhoA, self.rhoI2 + self.rhoI3, self.rhoI2, self.rhoI3])
+
+
+def _defined(section, **definition):
+    """The section, remembering the shape and parameters it was made from (``definition``,
+    written back to model files)."""
+    object.__setattr__(section, "definition", {k: (float(v) if isinstance(v, (int, float, np.floating))
+                                                   and not isinstance(v, bool) else v)
+                                               for k, v in definition.items()})
+    return section
 
 
 def _positive(**kw):

@@ -30,13 +30,21 @@ Every group has ``config_index`` (into the extended configuration vector) and
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Annotated, Literal, Optional
 
 import numpy as np
+from pydantic import BeforeValidator, ConfigDict, Field, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
-from ..kernels import AVAILABLE as USE_KERNELS
+from ..constraints.normalization import NormalizationGroup
+from ..errors import ModelError
+from ..forces.loads import GravityGroup
 from ..groups import InertiaGroup
+from ..kernels import AVAILABLE as USE_KERNELS
 from ..nodes import PLANAR, ROTATION, SE3, SPATIAL, NodeKind
-from ..rotations import DG, G_matrix, skew
+from ..registry import Element, ElementType, register
+from ..rotations import DG, G_matrix, quaternion_from_axis_angle, quaternion_from_matrix, skew
+from ..spec import Axis, Inertia, Mat3, Name, SpecBase, Vec2, Vec3, Vec4, check_inertia
 
 if USE_KERNELS:
     from ..kernels.bodies import frame_inertia as _kernel_frame_inertia
@@ -227,3 +235,185 @@ class FrameBodyGroup(RotationBodyGroup):
             D[:, :3, :3] = m * skew(w)
             D[:, :3, 3:] = -m * skew(U)
         return F, K, D, M
+
+
+# ---------------------------------------------------------------------- element types
+
+
+class Orientation(SpecBase):
+    """Initial orientation of a rigid body: exactly one of ``matrix``, ``quaternion``,
+    or ``axis`` with ``angle``."""
+
+    model_config = ConfigDict(title="Orientation")
+
+    matrix: Optional[Mat3] = Field(None, description="3×3 rotation matrix, rows; columns are the body axes in global coordinates")
+    quaternion: Optional[Vec4] = Field(None, description="Euler parameters [e0, e1, e2, e3] (normalised on input)")
+    axis: Optional[Axis] = Field(None, description="rotation axis, global (normalised on input)")
+    angle: Optional[float] = Field(None, description="rotation angle about axis [rad]")
+
+    @model_validator(mode="after")
+    def _one_form(self):
+        forms = [n for n, v in (("matrix", self.matrix), ("quaternion", self.quaternion)) if v is not None]
+        if self.axis is not None or self.angle is not None:
+            if self.axis is None or self.angle is None:
+                raise ValueError("give both axis and angle")
+            forms.append("axis/angle")
+        if len(forms) != 1:
+            raise ValueError("give exactly one of matrix, quaternion, or axis with angle"
+                             + (f" (got {', '.join(forms)})" if forms else ""))
+        if self.matrix is not None:
+            R = np.array(self.matrix)
+            if not np.allclose(R @ R.T, np.eye(3), atol=1e-9) or np.linalg.det(R) < 0:
+                raise ValueError("matrix is not a proper rotation matrix (orthonormal, det = +1)")
+        if self.quaternion is not None:
+            with np.errstate(all="ignore"):
+                n = float(np.linalg.norm(self.quaternion))
+            if n < 1e-12:
+                raise ValueError("quaternion has zero length")
+            if not np.isfinite(n):
+                raise ValueError("quaternion is too long to normalise (its length overflows)")
+        return self
+
+    def quaternion_value(self) -> np.ndarray:
+        """Euler parameters (e0 ≥ 0 for matrices) of the orientation."""
+        if self.matrix is not None:
+            return quaternion_from_matrix(np.array(self.matrix, dtype=float))
+        if self.quaternion is not None:
+            p = np.array(self.quaternion, dtype=float)
+            return p / np.linalg.norm(p)
+        return quaternion_from_axis_angle(self.axis, self.angle)
+
+
+def _orientation(v):
+    """Python input: a 3×3 rotation matrix or 4 Euler parameters stand for the mapping."""
+    if isinstance(v, (list, tuple, np.ndarray)):
+        a = np.asarray(v, dtype=float)
+        if a.shape == (3, 3):
+            return {"matrix": a.tolist()}
+        if a.shape == (4,):
+            return {"quaternion": a.tolist()}
+        raise PydanticCustomError("orientation", "orientation must be a 3×3 matrix or 4 Euler parameters "
+                                  "(or a mapping with matrix, quaternion, or axis and angle)")
+    return v
+
+
+class RigidBody(SpecBase):
+    """A spatial rigid body (Euler parameters, 7 coordinates)."""
+
+    model_config = ConfigDict(title="Body: rigid")
+
+    name: Optional[Name] = Field(None, description="unique name (letters, digits, _ and -); its outputs are NAME.position, "
+                                                   "NAME.velocity, ...")
+    type: Literal["rigid"] = Field("rigid", description="rigid (spatial) or planar")
+    mass: float = Field(gt=0, description="mass [kg]")
+    inertia: Inertia = Field(description="about the centre of mass in body axes [kg m²]: 3 principal moments or a 3×3 tensor")
+    position: Vec3 = Field([0.0, 0.0, 0.0], description="initial position of the centre of mass [m]")
+    orientation: Annotated[Optional[Orientation], BeforeValidator(_orientation)] = Field(
+        None, description="initial orientation (default: aligned with the global axes)")
+    velocity: Vec3 = Field([0.0, 0.0, 0.0], description="initial velocity of the centre of mass [m/s]")
+    angular_velocity: Vec3 = Field([0.0, 0.0, 0.0], description="initial angular velocity, global axes [rad/s]")
+    parameterization: Literal["quaternion", "rotation", "se3"] = Field(
+        "quaternion", description="quaternion (Euler parameters with their normalisation constraint), rotation "
+                                  "(unit quaternion updated by body-frame rotation vectors, no normalisation "
+                                  "constraint) or se3 (a Lie-group frame, as beam nodes: bodies joined to beam nodes "
+                                  "must use se3)")
+
+    @field_validator("inertia")
+    @classmethod
+    def _inertia(cls, v):
+        check_inertia(v)
+        return v
+
+
+class PlanarBody(SpecBase):
+    """A planar rigid body moving in the global x-y plane (x, y, θ)."""
+
+    model_config = ConfigDict(title="Body: planar")
+
+    name: Optional[Name] = Field(None, description="unique name")
+    type: Literal["planar"] = Field(description="planar")
+    mass: float = Field(gt=0, description="mass [kg]")
+    inertia: float = Field(gt=0, description="moment of inertia about the centre of mass, I_z [kg m²]")
+    position: Vec2 = Field([0.0, 0.0], description="initial position of the centre of mass [m]")
+    angle: float = Field(0.0, description="initial angle θ of the body x axis from the global x axis [rad]")
+    velocity: Vec2 = Field([0.0, 0.0], description="initial velocity [m/s]")
+    angular_velocity: float = Field(0.0, description="initial angular velocity θ' [rad/s]")
+
+
+#: the inertia group of rigid bodies by node kind
+_INERTIA_GROUPS = {SPATIAL: SpatialBodyGroup, PLANAR: PlanarBodyGroup, ROTATION: RotationBodyGroup,
+                   SE3: FrameBodyGroup}
+
+
+def build_rigid_bodies(elements, system):
+    """Inertia and weight of the rigid bodies (one group per node kind) and the
+    Euler-parameter normalisation of the spatial ones."""
+    bodies = [e.nodes[0] for e in elements]
+    groups = []
+    for kind, cls in _INERTIA_GROUPS.items():
+        bs = [b for b in bodies if b.kind == kind and (b.mass > 0 or np.any(b.inertia != 0))]
+        if bs:
+            groups.append(cls(bs, system.dof_rows(bs, kind), system.config_rows(bs, kind)))
+    gravity = system.model.gravity
+    if np.any(gravity != 0):
+        for kind in system.kinds:
+            bs = [b for b in bodies if b.kind == kind and b.mass > 0]
+            if bs:
+                if kind == PLANAR and gravity[2] != 0:
+                    raise ModelError("gravity has a z component, but planar bodies move in the x-y plane")
+                groups.append(GravityGroup(kind, bs, system.dof_rows(bs, kind), gravity, system.config_rows(bs, kind)))
+    spatial = [b for b in bodies if b.kind == SPATIAL]
+    if spatial:
+        groups.append(NormalizationGroup(spatial, system.dof_rows(spatial, SPATIAL), system.config_rows(spatial, SPATIAL)))
+    return groups
+
+
+class _BodyType(ElementType):
+    section = "bodies"
+    noun = "body"
+    builder = staticmethod(build_rigid_bodies)
+
+    def create(self, model, spec):
+        name = model.new_name(spec.name, "body")
+        node = self.node(model, spec, name)
+        model.add_node(node)
+        return Element(self.name, name, (node,), {}, spec.model_copy(update={"name": name}), nodes=(node,))
+
+    def added(self, model, element):
+        return element.nodes[0]
+
+    def dump(self, element):
+        out = element.spec.model_dump(mode="python", exclude_defaults=True)
+        return {"name": out.pop("name"), **out}
+
+
+@register
+class RigidBodyType(_BodyType):
+    """A spatial rigid body; its frame origin is the centre of mass."""
+
+    name = "rigid"
+    Spec = RigidBody
+
+    def node(self, model, spec, name):
+        J = check_inertia(spec.inertia)
+        p = np.array([1.0, 0, 0, 0]) if spec.orientation is None else spec.orientation.quaternion_value()
+        kind = {"quaternion": SPATIAL, "rotation": ROTATION, "se3": SE3}[spec.parameterization]
+        return Body(name, kind, float(spec.mass), J, np.array(spec.position, dtype=float), p,
+                    np.array(spec.velocity, dtype=float), np.array(spec.angular_velocity, dtype=float))
+
+
+@register
+class PlanarBodyType(_BodyType):
+    """A planar rigid body in the x-y plane, q = [x, y, θ]."""
+
+    name = "planar"
+    Spec = PlanarBody
+
+    def node(self, model, spec, name):
+        if model.gravity[2] != 0:
+            raise ModelError(f"body {name!r}: planar bodies move in the x-y plane, so gravity must have no z "
+                             "component", element=None, key=("gravity",))
+        Iz = float(spec.inertia)
+        return Body(name, PLANAR, float(spec.mass), np.diag([Iz, Iz, Iz]), np.r_[np.array(spec.position, float), 0.0],
+                    np.array([float(spec.angle)]), np.r_[np.array(spec.velocity, float), 0.0],
+                    np.array([0.0, 0.0, float(spec.angular_velocity)]))

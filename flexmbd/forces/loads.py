@@ -11,12 +11,19 @@ the node kinds' (:meth:`flexmbd.nodes.NodeKind.torque_force`, ``weight``).
 """
 from __future__ import annotations
 
-import numpy as np
+from typing import Literal, Optional
 
+import numpy as np
+from pydantic import ConfigDict, Field
+
+from ..errors import ModelError
+from ..ground import GROUND
+from ..groups import ForceGroup
 from ..kernels import AVAILABLE as USE_KERNELS
 from ..nodes import POINT, VECTOR
+from ..registry import ElementType, register
+from ..spec import BodyRef, Name, Point, SpecBase, TimeFunctionSpec, Vec3, point3, time_function
 from ..timefunctions import Constant
-from ..groups import ForceGroup
 
 if USE_KERNELS:
     from ..kernels import loads as _loads
@@ -120,3 +127,101 @@ class TorqueGroup(_AppliedLoad):
         s = _scales(self.functions, t)
         Q, K = self.kind.torque_force(qe[self.config_index], self.n * s[:, None], self.body_fixed, jacobians)
         return Q, K, None
+
+
+# ---------------------------------------------------------------------- element types
+
+
+class _LoadSpec(SpecBase):
+    type: str = Field(description="the element type")
+    name: Optional[Name] = Field(None, description="unique name")
+    body: BodyRef = Field(description="the loaded body")
+
+
+class PointForce(_LoadSpec):
+    """A force at a point of a body: force × scale(t)."""
+
+    model_config = ConfigDict(title="Force: force")
+
+    type: Literal["force"]
+    force: Vec3 = Field(description="force [N], global components (body axes if body_fixed)")
+    at: Optional[Point] = Field(None, description="point of application [m] (default: the centre of mass)")
+    body_fixed: bool = Field(False, description="true: the force turns with the body")
+    scale: TimeFunctionSpec = Field(1.0, description="dimensionless factor scale(t)")
+
+
+class Torque(_LoadSpec):
+    """A torque on a body: torque × scale(t)."""
+
+    model_config = ConfigDict(title="Force: torque")
+
+    type: Literal["torque"]
+    torque: Vec3 = Field(description="torque [N m], global components (body axes if body_fixed)")
+    body_fixed: bool = Field(False, description="true: the torque turns with the body")
+    scale: TimeFunctionSpec = Field(1.0, description="dimensionless factor scale(t)")
+
+
+class _LoadType(ElementType):
+    section = "forces"
+    body_fields = ("body",)
+
+    def prepare(self, model, spec, bodies, name):
+        if bodies[0] is GROUND:
+            raise ModelError(f"{self.name} {name!r}: a {self.name} on ground does nothing; name a body",
+                             element=name, key="body")
+        return dict(body_fixed=bool(spec.body_fixed), scale=time_function(spec.scale))
+
+
+def build_point_forces(elements, system):
+    """One PointForceGroup per node kind."""
+    groups = []
+    for kind in system.kinds:
+        forces = [e for e in elements if e.bodies[0].kind == kind]
+        if forces:
+            on = [e.bodies[0] for e in forces]
+            d = [e.data for e in forces]
+            groups.append(PointForceGroup(kind, [e.name for e in forces], system.dof_rows(on, kind),
+                                          system.local_points(on, [x["at"] for x in d]), [x["force"] for x in d],
+                                          [x["body_fixed"] for x in d], [x["scale"] for x in d],
+                                          system.config_rows(on, kind)))
+    return groups
+
+
+def build_torques(elements, system):
+    """One TorqueGroup per node kind."""
+    groups = []
+    for kind in system.kinds:
+        torques = [e for e in elements if e.bodies[0].kind == kind]
+        if torques:
+            on = [e.bodies[0] for e in torques]
+            d = [e.data for e in torques]
+            groups.append(TorqueGroup(kind, [e.name for e in torques], system.dof_rows(on, kind),
+                                      [x["torque"] for x in d], [x["body_fixed"] for x in d], [x["scale"] for x in d],
+                                      system.config_rows(on, kind)))
+    return groups
+
+
+@register
+class PointForceType(_LoadType):
+    """A point force (global components, or body-fixed) times scale(t)."""
+
+    name = "force"
+    Spec = PointForce
+    builder = staticmethod(build_point_forces)
+
+    def prepare(self, model, spec, bodies, name):
+        return super().prepare(model, spec, bodies, name) | dict(
+            force=np.asarray(spec.force, dtype=float),
+            at=model.body_position(bodies[0]).copy() if spec.at is None else point3(spec.at))
+
+
+@register
+class TorqueType(_LoadType):
+    """A torque (global components, or body-fixed) times scale(t)."""
+
+    name = "torque"
+    Spec = Torque
+    builder = staticmethod(build_torques)
+
+    def prepare(self, model, spec, bodies, name):
+        return super().prepare(model, spec, bodies, name) | dict(torque=np.asarray(spec.torque, dtype=float))

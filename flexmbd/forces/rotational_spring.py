@@ -34,9 +34,17 @@ Its Jacobian parts are P1's spring-damper-actuator parts ("sda_stiffness" = M2,
 """
 from __future__ import annotations
 
-import numpy as np
+from typing import Literal
 
-from ..nodes import VECTOR
+import numpy as np
+from pydantic import ConfigDict, Field
+
+from ..constraints.joints import Frame
+from ..errors import ModelError
+from ..ground import GROUND
+from ..nodes import PLANAR, VECTOR
+from ..registry import ElementType, pair_kind, register
+from ..spec import Axis, PairSpec, TimeFunctionSpec, time_function, unit
 from ..rotations import perpendicular_pair
 from ..timefunctions import Constant
 from ..groups import ForceGroup
@@ -163,3 +171,53 @@ class RotationalSpringDamperGroup(ForceGroup):
     def dissipation_power(self, qe, ve, t):
         kin = self._angle(qe, ve, False)
         return float(np.sum(self.c * kin["rate"] ** 2))
+
+
+# ---------------------------------------------------------------------- element type
+
+
+class RotationalSpringDamper(PairSpec):
+    """Torsional spring-damper-actuator about a revolute axis: T = −k (θ − θ0) − c θ' + actuator(t)
+    on body j (reaction on body i)."""
+
+    model_config = ConfigDict(title="Force: rotational_spring_damper")
+
+    type: Literal["rotational_spring_damper"]
+    axis: Axis = Field([0.0, 0.0, 1.0], description="axis, global (z for planar bodies)")
+    k: float = Field(0.0, ge=0, description="torsional stiffness [N m/rad]")
+    c: float = Field(0.0, ge=0, description="torsional damping [N m s/rad]")
+    angle0: float = Field(0.0, description="unloaded angle θ0 relative to the initial configuration [rad]")
+    actuator: TimeFunctionSpec = Field(0.0, description="actuator torque τ_a(t) [N m]")
+
+
+def build_rotational_spring_dampers(elements, system):
+    """One RotationalSpringDamperGroup per node kind."""
+    kinds = {id(e): pair_kind(e) for e in elements}
+    groups = []
+    for kind in system.kinds:
+        rsds = [e for e in elements if kinds[id(e)] == kind]
+        if rsds:
+            frames = [tuple(Frame(side, system.body_position(b), system.rotation(b)) for side, b in enumerate(e.bodies))
+                      for e in rsds]
+            groups.append(RotationalSpringDamperGroup.from_specs(kind, rsds, frames, system.pair_dofs(rsds, kind),
+                                                                 system.pair_config(rsds, kind)))
+    return groups
+
+
+@register
+class RotationalSpringDamperType(ElementType):
+    """A torsional spring-damper-actuator about a revolute axis between bodies i and j."""
+
+    name = "rotational_spring_damper"
+    section = "forces"
+    Spec = RotationalSpringDamper
+    body_fields = ("body_i", "body_j")
+    builder = staticmethod(build_rotational_spring_dampers)
+
+    def prepare(self, model, spec, bodies, name):
+        a = unit(spec.axis)
+        if any(b is not GROUND and b.kind == PLANAR for b in bodies) and abs(abs(a[2]) - 1) > 1e-12:
+            raise ModelError(f"rotational_spring_damper {name!r}: planar bodies rotate about z; axis must be "
+                             "(0, 0, ±1)", element=name, key="axis")
+        return dict(axis=a, k=float(spec.k), c=float(spec.c), angle0=float(spec.angle0),
+                    actuator=time_function(spec.actuator))

@@ -19,12 +19,18 @@ power (F − k δ_s − f_a) l' with δ_s the stored stretch — c l'² while en
 """
 from __future__ import annotations
 
-import numpy as np
+from typing import Literal, Optional
 
+import numpy as np
+from pydantic import ConfigDict, Field, model_validator
+
+from ..errors import ModelError
+from ..groups import ForceGroup
 from ..kernels import AVAILABLE as USE_KERNELS
 from ..nodes import POINT
+from ..registry import ElementType, pair_kind, register
+from ..spec import LawSpec, PairSpec, Point, TimeFunctionSpec, law_function, point3, time_function
 from ..timefunctions import Constant
-from ..groups import ForceGroup
 from .loads import _config
 
 if USE_KERNELS:
@@ -189,3 +195,78 @@ class SpringDamperGroup(ForceGroup):
         linear = np.ones(len(F), dtype=bool)
         linear[self.law_index] = False
         return float(np.sum((F - self.k * stored - fa) * kin["ld"] * linear))
+
+
+# ---------------------------------------------------------------------- element type
+
+
+class SpringDamper(PairSpec):
+    """Spring-damper-actuator between two points: F = k (l − l0) + c l' + actuator(t),
+    tension positive."""
+
+    model_config = ConfigDict(title="Force: spring_damper")
+
+    type: Literal["spring_damper"]
+    at_i: Optional[Point] = Field(None, description="attachment on body i [m] (default: its centre of mass; origin for ground)")
+    at_j: Optional[Point] = Field(None, description="attachment on body j [m] (default: its centre of mass)")
+    k: float = Field(0.0, ge=0, description="stiffness [N/m]")
+    c: float = Field(0.0, ge=0, description="damping [N s/m]")
+    rest_length: Optional[float] = Field(None, ge=0, description="rest length l0 [m] (default: the initial length)")
+    actuator: TimeFunctionSpec = Field(0.0, description="actuator force f_a(t) [N], tension positive")
+    tension_only: bool = Field(False, description="true for a cable (no force when slack)")
+    law: Optional[LawSpec] = Field(None, description="non-linear law instead of k and c: an expression in delta = l − l0 [m] "
+                                                     'and rate = l\' [m/s] giving F [N], e.g. "1e4*delta + 2e6*delta**3 + 50*rate" '
+                                                     "(from Python also a callable law(delta, rate), with an optional "
+                                                     "derivatives(delta, rate) method for exact derivatives)")
+
+    @model_validator(mode="after")
+    def _law_or_kc(self):
+        if self.law is not None and (self.k != 0 or self.c != 0):
+            raise ValueError("give either k and c or a law, not both")
+        return self
+
+
+def build_spring_dampers(elements, system):
+    """One SpringDamperGroup per node kind."""
+    kinds = {id(e): pair_kind(e) for e in elements}
+    groups = []
+    for kind in system.kinds:
+        sdas = [e for e in elements if kinds[id(e)] == kind]
+        if not sdas:
+            continue
+        d = [e.data for e in sdas]
+        groups.append(SpringDamperGroup(
+            kind, [e.name for e in sdas], system.pair_dofs(sdas, kind),
+            system.local_points([e.bodies[0] for e in sdas], [x["at_i"] for x in d]),
+            system.local_points([e.bodies[1] for e in sdas], [x["at_j"] for x in d]),
+            [x["k"] for x in d], [x["c"] for x in d], [x["rest_length"] for x in d], [x["actuator"] for x in d],
+            [x["tension_only"] for x in d], [x["law"] for x in d], system.pair_config(sdas, kind)))
+    return groups
+
+
+@register
+class SpringDamperType(ElementType):
+    """The spring-damper-actuator of P1 between a point of body i and a point of body j."""
+
+    name = "spring_damper"
+    section = "forces"
+    Spec = SpringDamper
+    body_fields = ("body_i", "body_j")
+    builder = staticmethod(build_spring_dampers)
+
+    def prepare(self, model, spec, bodies, name):
+        # ground has no centre of mass: its default point is the origin
+        pi = point3(spec.at_i) if spec.at_i is not None else model.body_position(bodies[0])
+        pj = point3(spec.at_j) if spec.at_j is not None else model.body_position(bodies[1])
+        length = float(np.linalg.norm(pj - pi))
+        if not length >= 1e-12:
+            key = "at_j" if spec.at_j is not None else ("at_i" if spec.at_i is not None else None)
+            raise ModelError(f"spring_damper {name!r}: the two attachment points coincide, so the spring has zero "
+                             "length and no direction (give at_i and at_j)", element=name, key=key)
+        return dict(at_i=pi, at_j=pj, k=float(spec.k), c=float(spec.c),
+                    rest_length=length if spec.rest_length is None else float(spec.rest_length),
+                    actuator=time_function(spec.actuator), tension_only=bool(spec.tension_only),
+                    law=law_function(spec.law))
+
+    def geometry(self, element):
+        return [("line", element.name, *element.bodies, element.data["at_i"], element.data["at_j"])]

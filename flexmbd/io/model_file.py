@@ -16,7 +16,6 @@ docs/model-format.md and defined by :mod:`.model_schema`.
 """
 from __future__ import annotations
 
-import difflib
 import json
 import math
 import pathlib
@@ -28,11 +27,13 @@ import numpy as np
 import yaml
 from pydantic import ValidationError
 
+from ..beams.section_specs import beam_section  # noqa: F401  (older imports)
+from ..expressions import ExpressionError
 from ..model import Model, ModelError
-from ..rotations import quaternion_from_axis_angle
-from ..timefunctions import Constant, ConstantSpeed, Polynomial, Ramp
+from ..registry import SECTIONS, element_type
+from ..spec import DumpError, describe as _describe, did_you_mean as _did_you_mean, error_message as _error_message, \
+    format_key as format_path, is_time_function_field, time_function  # noqa: F401
 from . import model_schema as S
-from .expressions import ExpressionError, ExpressionFunction, LawExpression
 
 #: Largest model file read, and largest number of values after expanding YAML aliases.
 MAX_FILE_BYTES = 20_000_000
@@ -83,13 +84,6 @@ class ModelFileWarning:
         loc = (self.file or "<model>") + (f":{self.line}" if self.line is not None else "")
         key = f" {format_path(self.path)}:" if self.path else ""
         return f"{loc}: warning:{key} {' '.join(self.message.split())}"
-
-
-def format_path(path) -> str:
-    out = ""
-    for p in path:
-        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
-    return out
 
 
 # ================================================================= reading
@@ -209,139 +203,6 @@ def read_file(path) -> str:
         raise ModelFileError("not a text file (it is not UTF-8)", (), None, str(path)) from None
     except OSError as exc:
         raise ModelFileError(f"cannot be read: {exc.strerror or exc}", (), None, str(path)) from None
-
-
-# ================================================================= validation
-
-_UNION_ERRORS = {"joint_type": ("joint", S.JOINT_TYPES), "driver_type": ("driver", S.DRIVER_TYPES),
-                 "force_type": ("force element", S.FORCE_TYPES), "body_type": ("body", ("rigid", "planar")),
-                 "integrator_type": ("integrator", S.INTEGRATOR_TYPES), "time_function": ("time function", S.TF_TYPES),
-                 "section_shape": ("section shape", S.SECTION_SHAPES), "analysis": ("analysis", ("dynamic", "static"))}
-_UNION_KEYS = {"section_shape": "shape", "analysis": "analysis"}
-
-
-def _describe(v) -> str:
-    if v is None:
-        return "nothing (null)"
-    if isinstance(v, bool):
-        return f"a boolean ({str(v).lower()})"
-    if isinstance(v, (int, float)):
-        return f"the number {v!r}"
-    if isinstance(v, str):
-        return f"the text {v[:60]!r}"
-    if isinstance(v, dict):
-        return "a mapping"
-    if isinstance(v, list):
-        return f"a list of {len(v)}"
-    return f"a {type(v).__name__}"
-
-
-def _did_you_mean(word, choices):
-    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1, cutoff=0.5)
-    return f"; did you mean {close[0]!r}?" if close else ""
-
-
-def _loc_to_path(loc, data):
-    path, cur = [], data
-    for el in loc:
-        if isinstance(el, str) and (el.startswith("<") or "[" in el or el in ("int", "float", "str", "bool")):
-            continue
-        if isinstance(cur, dict) and el in cur:
-            path.append(el)
-            cur = cur[el]
-        elif isinstance(cur, list) and isinstance(el, int) and 0 <= el < len(cur):
-            path.append(el)
-            cur = cur[el]
-        else:
-            path.append(el)
-            cur = None
-    return tuple(path)
-
-
-def _error_message(err, data):
-    """(path, message) of one pydantic error, in the file's terms."""
-    typ, ctx, inp = err["type"], err.get("ctx") or {}, err.get("input")
-    path = _loc_to_path(err["loc"], data)
-    msg = err["msg"]
-    if typ == "unknown_key":
-        return path + (ctx["key"],), f"unknown key {ctx['key']!r}{ctx['hint']}"
-    if typ in _UNION_ERRORS:
-        what, choices = _UNION_ERRORS[typ]
-        if isinstance(inp, dict):
-            tk = _UNION_KEYS.get(typ, "type")
-            if tk not in inp:
-                return path, f"missing key {tk!r} (one of: {', '.join(choices)})"
-            kind = "" if tk != "type" else " type"
-            return path + (tk,), (f"unknown {what}{kind} {inp[tk]!r}{_did_you_mean(inp[tk], choices)} "
-                                  f"(one of: {', '.join(choices)})")
-        return path, f"{msg}; got {_describe(inp)}"
-    if typ in ("inertia", "refresh", "shear_factor"):
-        return path, f"{msg}; got {_describe(inp)}"
-    if typ in ("solver_h", "section_value", "no_bodies"):
-        return path + (ctx["key"],), msg
-    if typ in ("value_error", "assertion_error"):
-        m = msg.split(", ", 1)[1] if msg.startswith(("Value error, ", "Assertion failed, ")) else msg
-        return path, m
-    if typ == "missing":
-        return path, f"missing required key {path[-1]!r}" if path else "missing"
-    if typ == "wrong_count":
-        return path, msg
-    if typ in ("too_short", "too_long"):
-        n = len(inp) if hasattr(inp, "__len__") else "?"
-        if typ == "too_short" and path == ("bodies",):
-            return path, "the model needs at least one body"
-        return path, f"expected {_expected_length(err, path)}, got {n}"
-    if typ in ("float_type", "float_parsing"):
-        return path, f"expected a number, got {_describe(inp)}"
-    if typ in ("int_type", "int_parsing", "int_from_float"):
-        return path, f"expected a whole number, got {_describe(inp)}"
-    if typ == "finite_number":
-        return path, f"expected a finite number, got {inp!r}"
-    if typ in ("greater_than", "greater_than_equal", "less_than", "less_than_equal"):
-        sym = {"greater_than": ">", "greater_than_equal": "≥", "less_than": "<", "less_than_equal": "≤"}[typ]
-        bound = next(iter(ctx.values()))
-        if isinstance(bound, float) and bound.is_integer():
-            bound = int(bound)
-        return path, f"must be {sym} {bound}, got {inp!r}"
-    if typ == "literal_error":
-        choices = re.findall(r"'([^']*)'|(\d+)", ctx.get("expected", ""))
-        choices = [a or b for a, b in choices]
-        hint = _did_you_mean(inp, choices) if isinstance(inp, str) else ""
-        return path, f"expected {ctx.get('expected', '?')}, got {_describe(inp)}{hint}"
-    if typ == "string_pattern_mismatch":
-        if path and path[-2:-1] == ("outputs",) or (len(path) >= 2 and path[-2] == "outputs"):
-            return path, f"{inp!r} is not an output name such as slider.position or sda.force"
-        return path, (f"{inp!r} is not a valid name: use letters, digits, _ and -, "
-                      "starting with a letter or _")
-    if typ in ("string_type",):
-        return path, f"expected a text, got {_describe(inp)}"
-    if typ in ("bool_type", "bool_parsing"):
-        return path, f"expected true or false, got {_describe(inp)}"
-    if typ in ("list_type", "tuple_type"):
-        return path, f"expected a list, got {_describe(inp)}"
-    if typ in ("model_type", "model_attributes_type", "dict_type"):
-        return path, f"expected a mapping (key: value), got {_describe(inp)}"
-    if typ == "string_too_long":
-        return path, f"text is too long (at most {ctx.get('max_length')} characters)"
-    if typ == "string_too_short":
-        return path, "must not be empty"
-    return path, msg
-
-
-def _expected_length(err, path):
-    ctx = err.get("ctx") or {}
-    lo, hi = ctx.get("min_length"), ctx.get("max_length")
-    field_ = next((p for p in reversed(path) if isinstance(p, str)), "")
-    what = "numbers" if field_ not in ("bodies", "joints", "drivers", "forces", "outputs") else "entries"
-    if field_ in ("matrix", "inertia") and (lo == hi == 3):
-        what = "rows (or numbers)"
-    if lo is not None and hi is not None and lo == hi:
-        return f"{lo} {what}"
-    if lo is not None and hi is not None:
-        return f"{lo} to {hi} {what}"
-    if lo is not None:
-        return f"at least {lo} {what}"
-    return f"at most {hi} {what}"
 
 
 # ================================================================= loading
@@ -524,23 +385,6 @@ def make_integrator(spec):
     return GeneralizedAlpha(spec.rho_inf)
 
 
-def time_function(spec):
-    """The TimeFunction of a validated time-function field."""
-    if spec is None:
-        return None
-    if isinstance(spec, (int, float)):
-        return Constant(float(spec))
-    if isinstance(spec, str):
-        return ExpressionFunction(spec)
-    if isinstance(spec, S.ConstantTF):
-        return Constant(spec.value)
-    if isinstance(spec, S.ConstantSpeedTF):
-        return ConstantSpeed(spec.speed, spec.offset)
-    if isinstance(spec, S.PolynomialTF):
-        return Polynomial(tuple(spec.coefficients))
-    return Ramp(spec.value, spec.duration)
-
-
 def apply_overrides(data, t_end=None, h=None, integrator=None):
     """Command-line solver settings into the raw data; returns {key path: option}."""
     out = {}
@@ -590,6 +434,7 @@ def load_model_text(text: str, file: str | None = None, fmt: str | None = None, 
         warnings.simplefilter("ignore", RuntimeWarning)
         names = _check_names(loaded, spec)
         loaded.model = _build(loaded, spec, names)
+        _check_time_functions(loaded, spec)
     return loaded
 
 
@@ -600,172 +445,63 @@ def load_model_file(path, **overrides) -> LoadedModel:
     return load_model_text(text, str(path), **overrides)
 
 
-# ================================================================= semantic checks
+# ================================================================= names and building
 
 
-def _element_lists(spec):
-    for section in ("joints", "drivers", "forces"):
-        for i, e in enumerate(getattr(spec, section)):
+def _entries(spec):
+    """(section, index, entry) of every element entry of the file, in file order."""
+    for section in SECTIONS:
+        for i, e in enumerate(getattr(spec, section, ())):
             yield section, i, e
 
 
 def _check_names(loaded, spec):
-    """Resolve every name (auto names for unnamed elements) and every body reference."""
+    """Every entry's name (automatic ones for unnamed entries: the type and a number) and
+    the key path of each name; duplicate names are errors."""
     owner = {}
-    for i, b in enumerate(spec.bodies):
-        path = ("bodies", i)
-        if b.name == "ground":
-            raise loaded.error("'ground' is reserved for the fixed frame; choose another body name", path + ("name",))
-        if b.name in owner:
-            raise loaded.error(f"name {b.name!r} is already used by {format_path(owner[b.name])}", path + ("name",))
-        owner[b.name] = path
-    for i, bm in enumerate(spec.beams):
-        path = ("beams", i)
-        if bm.name == "ground" or bm.name in owner:
-            what = "the fixed frame" if bm.name == "ground" else format_path(owner[bm.name])
-            raise loaded.error(f"name {bm.name!r} is already used by {what}; every body, beam and element needs "
-                               "its own name", path + ("name",))
-        owner[bm.name] = path
-    node_pos = {}
-    for i, bm in enumerate(spec.beams):  # on a scratch model: the node names, and every beam error
-        handle = _add_beam(loaded, Model(), bm, ("beams", i))
-        loaded.beam_nodes[bm.name] = handle.node_names
-        for b in handle.nodes:
-            owner[b.name] = ("beams", i)
-            node_pos[b.name] = np.array(b.position, float)
-        for k in range(handle.elements):
-            owner[f"{bm.name}.e{k}"] = ("beams", i)
-    for section, i, e in _element_lists(spec):
+    for section, i, e in _entries(spec):
         if e.name is None:
             continue
         path = (section, i)
         if e.name == "ground" or e.name in owner:
+            if e.name == "ground" and section == "bodies":
+                raise loaded.error("'ground' is reserved for the fixed frame; choose another body name", path + ("name",))
             what = "the fixed frame" if e.name == "ground" else format_path(owner[e.name])
-            raise loaded.error(f"name {e.name!r} is already used by {what}; every body and element needs its own name",
-                               path + ("name",))
+            raise loaded.error(f"name {e.name!r} is already used by {what}; every body, beam and element needs its own "
+                               "name", path + ("name",))
         owner[e.name] = path
-    names = {}
-    counters = {}
-    for section, i, e in _element_lists(spec):
+    names, counters = {}, {}
+    for section, i, e in _entries(spec):
         nm = e.name
         if nm is None:
-            k = counters.get(e.type, 0)
+            prefix = "body" if section == "bodies" else e.type
+            k = counters.get(prefix, 0)
             while True:
                 k += 1
-                nm = f"{e.type}{k}"
+                nm = f"{prefix}{k}"
                 if nm not in owner:
                     break
-            counters[e.type] = k
+            counters[prefix] = k
             owner[nm] = (section, i)
         names[(section, i)] = nm
     loaded.paths = dict(owner)
+    return names
 
-    bodies = {b.name: b for b in spec.bodies}
-    body_index = {b.name: i for i, b in enumerate(spec.bodies)}
-    beam_nodes = loaded.beam_nodes
 
-    def known():
-        parts = [*bodies] + [f"{nodes[0]} … {nodes[-1]}" for nodes in beam_nodes.values()]
-        return ", ".join(parts)
+def _time_function_keys(entry):
+    """The keys of an entry that hold functions of time."""
+    return [k for k, f in type(entry).model_fields.items() if is_time_function_field(f)]
 
-    for section, i, e in _element_lists(spec):
-        refs = ("body",) if hasattr(e, "body") else ("body_i", "body_j")
-        for r in refs:
-            v = getattr(e, r)
-            if v == "ground" or v in bodies:
-                continue
-            beam, dot, rest = v.partition(".")
-            if dot and beam in beam_nodes:
-                nodes = beam_nodes[beam]
-                alias = {"first": nodes[0], "last": nodes[-1]}.get(rest)
-                if alias is not None:
-                    setattr(e, r, alias)
-                    continue
-                if v in nodes:
-                    continue
-                raise loaded.error(f"no node named {v!r}: beam {beam!r} has nodes {nodes[0]} … {nodes[-1]} "
-                                   f"(or {beam}.first and {beam}.last)", (section, i, r))
-            if v in beam_nodes:
-                raise loaded.error(f"{v!r} is a beam; name one of its nodes, {v}.n0 … {beam_nodes[v][-1]} "
-                                   f"(or {v}.first and {v}.last)", (section, i, r))
-            every = [*bodies, "ground"] + [n for nodes in beam_nodes.values() for n in (nodes[0], nodes[-1])]
-            raise loaded.error(f"no body named {v!r}{_did_you_mean(v, every)} "
-                               f"(bodies: {known()}, or ground)", (section, i, r))
-        if len(refs) == 2 and e.body_i == e.body_j:
-            raise loaded.error(f"connects {e.body_i!r} to itself; body_i and body_j must differ", (section, i, "body_j"))
-        if len(refs) == 1 and e.body == "ground":
-            raise loaded.error(f"a {e.type} on ground does nothing; name a body", (section, i, "body"))
 
-        def kind(name):
-            if name in node_pos:
-                return "rigid", "se3"
-            b = bodies[name]
-            return b.type, ("planar" if b.type == "planar" else b.parameterization)
-
-        used = {getattr(e, r): kind(getattr(e, r)) for r in refs if getattr(e, r) != "ground"}
-        kinds = {k[0] for k in used.values()}
-        if len(kinds) > 1:
-            raise loaded.error("connects a planar and a rigid (spatial) body, which is not supported",
-                               (section, i))
-        params = {k[1] for k in used.values()}
-        if len(params) > 1:
-            se3 = next(n for n, k in used.items() if k[1] == "se3")
-            other = next(n for n, k in used.items() if k[1] != "se3")
-            r = next(r for r in refs if getattr(e, r) == other)
-            what = f"beam node {se3!r}" if se3 in node_pos else f"body {se3!r} (parameterization se3)"
-            bpath = ("bodies", body_index[other])
-            loc = format_path(bpath) + (f", line {loaded.line_of(bpath)}" if loaded.line_of(bpath) else "")
-            raise loaded.error(f"joins {what} to body {other!r}, whose parameterization is "
-                               f"{kind(other)[1]}; bodies joined to beam nodes need parameterization: se3 "
-                               f"(in {loc})", (section, i, r))
-        planar = kinds == {"planar"}
-        if planar:
-            if e.type in ("cylindrical", "universal", "point_in_plane"):
-                raise loaded.error(f"{e.type} joints are not available for planar bodies", (section, i, "type"))
-            if e.type in ("revolute", "rotational_spring_damper") and \
-                    abs(abs(e.axis[2]) / np.linalg.norm(e.axis) - 1) > 1e-12:
-                raise loaded.error("planar bodies rotate about z; axis must be [0, 0, 1] or [0, 0, -1]",
-                                   (section, i, "axis"))
-    if any(b.type == "planar" for b in spec.bodies) and spec.gravity[2] != 0:
-        raise loaded.error("planar bodies move in the x-y plane, so gravity must have no z component", ("gravity",))
-
-    # geometry that needs body positions
-    def pos(name):
-        if name == "ground":
-            return np.zeros(3)
-        if name in node_pos:
-            return node_pos[name]
-        b = bodies[name]
-        return np.r_[b.position, 0.0][:3] if b.type == "planar" else np.array(b.position, float)
-
-    def pt(v):
-        return None if v is None else np.r_[np.asarray(v, float), 0.0][:3]
-
-    for section, i, e in _element_lists(spec):
-        if e.type == "spring_damper":
-            a = pt(e.at_i) if e.at_i is not None else pos(e.body_i)
-            b = pt(e.at_j) if e.at_j is not None else pos(e.body_j)
-            if np.linalg.norm(b - a) < 1e-12:
-                key = "at_j" if e.at_j is not None else ("at_i" if e.at_i is not None else None)
-                raise loaded.error("the two attachment points coincide, so the spring has zero length and no direction "
-                                   "(give at_i and at_j)", (section, i) + ((key,) if key else ()))
-        if e.type == "distance" and e.length is None and np.linalg.norm(pt(e.at_j) - pt(e.at_i)) < 1e-12:
-            raise loaded.error("at_i and at_j coincide: a zero distance is a spherical joint", (section, i, "at_j"))
-
-    # time functions: evaluate over the run
-    for k, nm in enumerate(spec.outputs):
-        beam, dot, rest = nm.partition(".")
-        node, dot2, quantity = rest.partition(".")
-        if dot2 and beam in beam_nodes and node in ("first", "last"):
-            spec.outputs[k] = f"{beam_nodes[beam][0 if node == 'first' else -1]}.{quantity}"
-
+def _check_time_functions(loaded, spec):
+    """Evaluate every function of time given by an expression or mapping over the run."""
     if getattr(spec.solver, "analysis", "dynamic") == "static":
         times = np.array([spec.solver.time])
     else:
         times = np.linspace(0.0, spec.solver.t_end, 21)
-    for section, i, e in _element_lists(spec):
-        for key in ("angle", "displacement", "actuator", "scale"):
-            v = getattr(e, key, None)
+    for section, i, e in _entries(spec):
+        for key in _time_function_keys(e):
+            v = getattr(e, key)
             if v is None or isinstance(v, (int, float)):
                 continue
             fn = time_function(v)
@@ -776,56 +512,12 @@ def _check_names(loaded, spec):
                     raise loaded.error(str(exc), (section, i, key)) from None
                 except (ArithmeticError, ValueError) as exc:
                     raise loaded.error(f"cannot be evaluated at t = {t:g} s: {exc}", (section, i, key)) from None
-    return names
 
 
-def beam_section(spec):
-    """The :class:`~flexmbd.beams.sections.Section` of a validated section mapping
-    (ValueError for values the section constructors reject)."""
-    from ..beams.sections import Section
-
-    if spec.shape == "user":
-        return Section.user(**spec.model_dump(exclude={"shape"}))
-    kw = dict(E=spec.E, nu=spec.nu, G=spec.G, rho=spec.rho, shear_factor=spec.shear_factor)
-    if spec.shape == "rectangle":
-        return Section.rectangle(spec.width2, spec.height3, **kw)
-    if spec.shape == "circle":
-        return Section.circle(spec.d, **kw)
-    return Section.tube(spec.d_outer, spec.d_inner, **kw)
-
-
-def _add_beam(loaded, model, bm, path):
-    """``model.beam(...)`` for the validated beam ``bm``; errors located at ``path``."""
-    from ..beams.geometry import CircularArc
-
-    with np.errstate(all="ignore"):
-        try:
-            section = beam_section(bm.section)
-        except (ValueError, ArithmeticError) as exc:
-            raise loaded.error(str(exc).replace("Section: ", ""), path + ("section",)) from None
-        geometry, start, end = None, None, None
-        if bm.arc is not None:
-            a = bm.arc
-            try:
-                geometry = CircularArc(a.center, a.radius, a.angle0, a.angle1, normal=a.normal)
-            except (ValueError, ArithmeticError) as exc:
-                raise loaded.error(str(exc).replace("CircularArc: ", ""), path + ("arc",)) from None
-            if not np.isfinite(geometry.length) or geometry.length <= 0:
-                raise loaded.error(f"the arc's length {geometry.length:g} m is not a positive finite number",
-                                   path + ("arc",))
-        else:
-            start, end = np.r_[bm.start, 0.0][:3], np.r_[bm.end, 0.0][:3]
-            if not np.isfinite(np.linalg.norm(end - start)):
-                raise loaded.error("the beam's length overflows; give start and end of moderate size", path + ("end",))
-        try:
-            return model.beam(bm.name, section=section, elements=bm.elements, geometry=geometry, start=start,
-                              end=end, e2=bm.e2, order=bm.order, interpolation=bm.interpolation,
-                              formulation=bm.formulation, integration=bm.integration)
-        except (ModelError, ValueError, ArithmeticError, np.linalg.LinAlgError) as exc:
-            msg = str(exc).replace(f"beam {bm.name!r}: ", "")
-            key = next((k for k in ("formulation", "integration", "interpolation", "order", "elements", "e2")
-                        if msg.startswith(k) or f" {k} " in f" {msg}"), None)
-            raise loaded.error(msg, path + ((key,) if key else ())) from None
+def _strip_label(message, etype, name):
+    """An engine message without its leading "<type> '<name>' <key>:" (the location says it)."""
+    label = re.escape(etype.label(name))
+    return re.sub(rf"^{label}(?: [\w.\[\]]+)?: ", "", message)
 
 
 def _build(loaded, spec, names) -> Model:
@@ -833,209 +525,86 @@ def _build(loaded, spec, names) -> Model:
         m = Model(gravity=spec.gravity, name=spec.name)
     except ModelError as exc:
         raise loaded.error(str(exc), ("gravity",)) from None
-    for i, b in enumerate(spec.bodies):
-        path = ("bodies", i)
-        try:
-            if b.type == "planar":
-                m.planar_body(b.name, mass=b.mass, inertia=b.inertia, position=b.position, angle=b.angle,
-                              velocity=b.velocity, angular_velocity=b.angular_velocity)
-            else:
-                o = b.orientation
-                if o is None:
-                    orient = None
-                elif o.matrix is not None:
-                    orient = np.array(o.matrix, float)
-                elif o.quaternion is not None:
-                    orient = np.array(o.quaternion, float)
-                else:
-                    orient = quaternion_from_axis_angle(o.axis, o.angle)
-                m.rigid_body(b.name, mass=b.mass, inertia=b.inertia, position=b.position, orientation=orient,
-                             velocity=b.velocity, angular_velocity=b.angular_velocity,
-                             parameterization=b.parameterization)
-        except (ModelError, ValueError, ArithmeticError) as exc:
-            raise loaded.error(str(exc), path) from None
-    for i, bm in enumerate(spec.beams):
-        loaded.beams[bm.name] = _add_beam(loaded, m, bm, ("beams", i))
-    for section, i, e in _element_lists(spec):
+    for section, i, e in _entries(spec):
         path = (section, i)
         name = names[path]
-        d = e.model_dump(exclude={"type", "name"})
-        t = e.type
+        etype = element_type(e.type)
         try:
-            if t in S.JOINT_TYPES:
-                bi, bj = d.pop("body_i"), d.pop("body_j")
-                if t == "fixed" and d.get("at") is None:
-                    d.pop("at", None)
-                getattr(m, t)(bi, bj, name=name, **d)
-            elif t == "rotation_driver":
-                m.rotation_driver(e.body_i, e.body_j, axis=e.axis, angle=time_function(e.angle), speed=e.speed,
-                                  name=name)
-            elif t == "translation_driver":
-                m.translation_driver(e.body_i, e.body_j, at=e.at, axis=e.axis,
-                                     displacement=time_function(e.displacement), speed=e.speed, name=name)
-            elif t == "spring_damper":
-                m.spring_damper(e.body_i, e.body_j, at_i=e.at_i, at_j=e.at_j, k=e.k, c=e.c, rest_length=e.rest_length,
-                                actuator=time_function(e.actuator), tension_only=e.tension_only,
-                                law=None if e.law is None else LawExpression(e.law), name=name)
-            elif t == "rotational_spring_damper":
-                m.rotational_spring_damper(e.body_i, e.body_j, axis=e.axis, k=e.k, c=e.c, angle0=e.angle0,
-                                           actuator=time_function(e.actuator), name=name)
-            elif t == "force":
-                m.force(e.body, e.force, at=e.at, body_fixed=e.body_fixed, scale=time_function(e.scale), name=name)
-            elif t == "torque":
-                m.torque(e.body, e.torque, body_fixed=e.body_fixed, scale=time_function(e.scale), name=name)
-            else:  # pragma: no cover - the schema admits no other type
-                raise ModelError(f"unknown element type {t!r}")
+            handle = m.add(e.model_copy(update={"name": name}))
         except (ModelError, ExpressionError, ValueError, ArithmeticError) as exc:
-            raise loaded.error(str(exc), path) from None
+            key = getattr(exc, "key", None)
+            key = (key,) if isinstance(key, str) else tuple(key or ())
+            if isinstance(exc, ModelError) and exc.element is None and key[:1] in (("gravity",),):
+                raise loaded.error(_strip_label(str(exc), etype, name), key) from None
+            raise loaded.error(_strip_label(str(exc), etype, name), path + key) from None
+        element = m.elements[-1]
+        for node in element.nodes:
+            loaded.paths.setdefault(node.name, path)
+        if len(element.nodes) > 1:
+            loaded.beams[name] = handle
+            loaded.beam_nodes[name] = [n.name for n in element.nodes]
+            for k in range(len(element.data.get("conn", ()))):
+                loaded.paths.setdefault(f"{name}.e{k}", path)
+    # outputs may name owned nodes by their aliases: rod.last.position
+    for k, nm in enumerate(spec.outputs):
+        owner, dot, quantity = nm.rpartition(".")
+        if dot and "." in owner:
+            try:
+                node = m.resolve_body(owner)
+            except ModelError:
+                continue
+            if node.name != owner:
+                spec.outputs[k] = f"{node.name}.{quantity}"
     return m
 
 
 # ================================================================= Model -> file
 
 
-class DumpError(ValueError):
-    """A Python model holds something a model file cannot express (a callable)."""
-
-
-def _f(x):
-    return float(x)
-
-
-def _list(a):
-    return [float(x) for x in np.asarray(a, dtype=float).reshape(-1)]
-
-
-def _tf_to_data(fn, what):
-    if fn is None:
-        return None
-    if isinstance(fn, Constant):
-        return float(fn.value)
-    if isinstance(fn, ExpressionFunction):
-        return fn.text
-    if isinstance(fn, ConstantSpeed):
-        return {"type": "constant_speed", "speed": _f(fn.speed), "offset": _f(fn.offset)}
-    if isinstance(fn, Polynomial):
-        return {"type": "polynomial", "coefficients": _list(fn.coefficients)}
-    if isinstance(fn, Ramp):
-        return {"type": "ramp", "value": _f(fn.value), "duration": _f(fn.duration)}
-    if isinstance(fn, (int, float)):
-        return float(fn)
-    raise DumpError(f"{what}: a {type(fn).__name__} (Python callable) cannot be written to a model file; "
-                    "use a number, an expression string, or Constant/ConstantSpeed/Polynomial/Ramp")
-
-
 def model_to_dict(model: Model, solver: dict | None = None, outputs=(), description: str = "") -> dict:
     """A Python-built :class:`Model` as model-file data (round-trips through
-    :func:`load_model_text`; raises :class:`DumpError` for callables)."""
-    from ..ground import GROUND
-    from ..nodes import PLANAR
-
-    def ref(b):
-        return "ground" if b is GROUND else b.name
-
+    :func:`load_model_text`; raises :class:`DumpError` for what a file cannot hold, such
+    as Python callables)."""
     out = {"format": S.FORMAT_VERSION, "name": model.name}
     if description:
         out["description"] = description
-    out["gravity"] = _list(model.gravity)
-    beams = [e.name for e in model.elements if e.kind == "beam"]
-    if beams:
-        raise DumpError(f"beam {beams[0]!r}: beams built in Python cannot be written to a model file yet "
-                        "(their section and reference geometry are not kept); write the beams: entries by hand, "
-                        "see docs/model-format.md")
-    bodies = []
-    for b in model.bodies:
-        if b.kind.name == "spatial-lie":
-            raise ModelError(f"body {b.name!r}: rotation-vector bodies (parameterization='rotation') "
-                             "cannot be written to model files yet")
-        if b.kind == PLANAR:
-            bodies.append({"name": b.name, "type": "planar", "mass": _f(b.mass), "inertia": _f(b.inertia[2, 2]),
-                           "position": _list(b.position[:2]), "angle": _f(b.orientation[0]),
-                           "velocity": _list(b.velocity[:2]), "angular_velocity": _f(b.angular_velocity[2])})
-        else:
-            J = np.asarray(b.inertia, float)
-            inertia = _list(np.diag(J)) if np.count_nonzero(J - np.diag(np.diag(J))) == 0 else \
-                [_list(r) for r in J]
-            d = {"name": b.name, "mass": _f(b.mass), "inertia": inertia, "position": _list(b.position)}
-            if b.kind.name == "se3":
-                d["parameterization"] = "se3"
-            if not np.array_equal(b.orientation, [1.0, 0, 0, 0]):
-                d["orientation"] = {"quaternion": _list(b.orientation)}
-            if np.any(b.velocity):
-                d["velocity"] = _list(b.velocity)
-            if np.any(b.angular_velocity):
-                d["angular_velocity"] = _list(b.angular_velocity)
-            bodies.append(d)
-    out["bodies"] = bodies
-    joints, drivers, forces = [], [], []
+    out["gravity"] = [float(x) for x in model.gravity]
+    sections = {}
     for e in model.elements:
-        d, what = e.data, f"{e.kind} {e.name!r}"
-        item = {"type": e.kind, "name": e.name}
-        if e.kind in ("force", "torque"):
-            item["body"] = ref(e.bodies[0])
-        else:
-            item["body_i"], item["body_j"] = ref(e.bodies[0]), ref(e.bodies[1])
-        if e.kind in S.JOINT_TYPES:
-            for k, v in d.items():
-                if v is not None:
-                    item[k] = _f(v) if np.ndim(v) == 0 else _list(v)
-            joints.append(item)
-        elif e.kind in S.DRIVER_TYPES:
-            if e.kind == "translation_driver":
-                item["at"] = _list(d["at"])
-            item["axis"] = _list(d["axis"])
-            fn = d["function"]
-            key = "angle" if e.kind == "rotation_driver" else "displacement"
-            if isinstance(fn, ConstantSpeed) and fn.offset == 0.0:
-                item["speed"] = _f(fn.speed)
-            else:
-                item[key] = _tf_to_data(fn, what)
-            drivers.append(item)
-        elif e.kind == "spring_damper":
-            item.update(at_i=_list(d["at_i"]), at_j=_list(d["at_j"]), k=_f(d["k"]), c=_f(d["c"]),
-                        rest_length=_f(d["rest_length"]))
-            if _tf_to_data(d["actuator"], what) != 0.0:
-                item["actuator"] = _tf_to_data(d["actuator"], what)
-            if d["tension_only"]:
-                item["tension_only"] = True
-            if d.get("law") is not None:
-                if not isinstance(d["law"], LawExpression):
-                    raise DumpError(f"{what}: a Python law callable cannot be written to a model file; "
-                                    "use an expression in delta and rate")
-                item["law"] = d["law"].text
-                item.pop("k"), item.pop("c")
-            forces.append(item)
-        elif e.kind == "rotational_spring_damper":
-            item.update(axis=_list(d["axis"]), k=_f(d["k"]), c=_f(d["c"]), angle0=_f(d["angle0"]))
-            if _tf_to_data(d["actuator"], what) != 0.0:
-                item["actuator"] = _tf_to_data(d["actuator"], what)
-            forces.append(item)
-        elif e.kind == "force":
-            item.update(force=_list(d["force"]), at=_list(d["at"]))
-            if d["body_fixed"]:
-                item["body_fixed"] = True
-            if _tf_to_data(d["scale"], what) != 1.0:
-                item["scale"] = _tf_to_data(d["scale"], what)
-            forces.append(item)
-        elif e.kind == "torque":
-            item.update(torque=_list(d["torque"]))
-            if d["body_fixed"]:
-                item["body_fixed"] = True
-            if _tf_to_data(d["scale"], what) != 1.0:
-                item["scale"] = _tf_to_data(d["scale"], what)
-            forces.append(item)
-        else:
-            raise DumpError(f"{what}: element kind {e.kind!r} has no model-file form yet")
-    if joints:
-        out["joints"] = joints
-    if drivers:
-        out["drivers"] = drivers
-    if forces:
-        out["forces"] = forces
+        etype = e.type
+        try:
+            item = etype.dump(e)
+        except DumpError as exc:
+            raise DumpError(f"{etype.label(e.name)}: {exc}") from None
+        except Exception as exc:   # the serialiser wraps errors of Python objects
+            cause = exc.__cause__ or exc.__context__ or exc
+            if isinstance(cause, DumpError) or "DumpError" in str(exc):
+                msg = str(cause) if isinstance(cause, DumpError) else str(exc).split("DumpError: ")[-1]
+                raise DumpError(f"{etype.label(e.name)}: {msg}") from None
+            raise
+        sections.setdefault(etype.section, []).append(_plain(item))
+    for section in SECTIONS:
+        if section in sections:
+            out[section] = sections[section]
     out["solver"] = dict(solver or {"t_end": 1.0, "h": 1e-3})
     if outputs:
         out["outputs"] = list(outputs)
     return out
+
+
+def _plain(v):
+    """Model-file data: floats for numbers, lists for vectors, mappings for specifications."""
+    if isinstance(v, dict):
+        return {k: _plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
+    if isinstance(v, bool) or v is None or isinstance(v, str):
+        return v
+    if isinstance(v, (int, float, np.integer, np.floating)):
+        return float(v) if not isinstance(v, (int, np.integer)) or isinstance(v, bool) else int(v)
+    if hasattr(v, "model_dump"):
+        return _plain(v.model_dump())
+    return v
 
 
 class _Dumper(yaml.SafeDumper):

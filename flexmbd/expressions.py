@@ -21,7 +21,7 @@ import difflib
 import math
 import operator
 
-from ..timefunctions import TimeFunction
+from .timefunctions import TimeFunction
 
 #: Longest expression text accepted, and deepest nesting of its tree.
 MAX_LENGTH = 500

@@ -1,0 +1,399 @@
+"""The joints and drivers as element types (:mod:`flexmbd.registry`).
+
+Every joint and driver is a set of dot-product equations between markers of two bodies
+(:mod:`.joints` writes them, :mod:`.dot` evaluates them); all of a model's joints and
+drivers on bodies of one kind become one :class:`~flexmbd.constraints.dot.DotConstraintGroup`,
+equations in model order (so multipliers keep the order of the model).  Joints are placed
+by a global point and global axes in the initial configuration.
+
+Outputs: ``<joint>.multipliers`` (its equations' λ), ``<joint>.reaction`` (the force of
+the joint on body j, or on body i negated when j is ground, global axes [N]), and for
+drivers ``<driver>.torque`` [N m] / ``<driver>.force`` [N], the load the driver supplies.
+"""
+from __future__ import annotations
+
+from typing import ClassVar, Literal, Optional
+
+import numpy as np
+from pydantic import ConfigDict, Field, model_validator
+
+from ..errors import ModelError
+from ..ground import GROUND
+from ..nodes import PLANAR, SE3
+from ..registry import ElementType, pair_kind, register
+from ..spec import Axis, PairSpec, Point, TimeFunctionSpec, point3, time_function, unit
+from ..timefunctions import ConstantSpeed
+from . import joints as J
+from .dot import DotConstraintGroup, TimeLaw, angle_law, offset_law
+
+
+def _frames(system, element):
+    bi, bj = element.bodies
+    return (J.Frame(0, system.body_position(bi), system.rotation(bi)),
+            J.Frame(1, system.body_position(bj), system.rotation(bj)))
+
+
+def build_dot_constraints(elements, system):
+    """One DotConstraintGroup per node kind: every equation of every joint and driver of
+    that kind, in model order (builder of all joint and driver types)."""
+    kinds = {id(e): pair_kind(e) for e in elements}
+    groups = []
+    for kind in system.kinds:
+        eqs, owners, counts, laws = [], [], [], []
+        for e in elements:
+            if kinds[id(e)] != kind:
+                continue
+            et = e.type
+            fi, fj = _frames(system, e)
+            new = et.equations(e, fi, fj, kind)
+            law = et.law(e)
+            if law is not None:
+                laws.append(TimeLaw(len(eqs), law))
+            eqs += new
+            owners.append(e)
+            counts.append(len(new))
+        if eqs:
+            # every equation of a joint acts on the pair of bodies of that joint
+            dofs = np.repeat(system.pair_dofs(owners, kind), counts, axis=0)
+            cfgs = np.repeat(system.pair_config(owners, kind), counts, axis=0)
+            groups.append(DotConstraintGroup(kind, eqs, dofs, laws, cfgs))
+    return groups
+
+
+class JointType(ElementType):
+    """A joint: ``equations`` between the bodies' initial frames."""
+
+    section = "joints"
+    body_fields = ("body_i", "body_j")
+    builder = staticmethod(build_dot_constraints)
+    #: not available between planar bodies
+    spatial_only: ClassVar[bool] = False
+
+    def prepare(self, model, spec, bodies, name):
+        kinds = {b.kind for b in bodies if b is not GROUND}
+        if PLANAR in kinds and self.spatial_only:
+            raise ModelError(f"{self.name} {name!r}: not available for planar bodies", element=name, key="type")
+        data = {}
+        for key, value in spec:
+            if key in ("type", "name", "body_i", "body_j"):
+                continue
+            if value is None or not isinstance(value, list):
+                data[key] = value
+            elif key in ("axis", "axis_i", "axis_j", "normal"):
+                data[key] = unit(value)
+            else:
+                data[key] = point3(value)
+        if PLANAR in kinds and "axis" in data and self.planar_axis_z and abs(abs(data["axis"][2]) - 1) > 1e-12:
+            raise ModelError(f"{self.name} {name!r}: planar bodies rotate about z; axis must be (0, 0, ±1)",
+                             element=name, key="axis")
+        return data
+
+    #: the axis of planar bodies must be z
+    planar_axis_z: ClassVar[bool] = False
+
+    def law(self, element):
+        """Time law of a driver's equation (None for joints)."""
+        return None
+
+    def equations(self, element, fi, fj, kind):
+        raise NotImplementedError
+
+    def outputs(self, element, system):
+        """``reaction`` when some of its equations are kept (multipliers exist)."""
+        return ("reaction",) if element.name in system.owner_equations else ()
+
+    def output(self, element, what, result):
+        return result.reaction(element) if what == "reaction" else None
+
+    def geometry(self, element):
+        at = element.data.get("at")
+        if at is None:
+            return []
+        bi, bj = element.bodies
+        return [("marker", element.name, bj if bj is not GROUND else bi, at)]
+
+
+def _body_frame(element, fi, fj, kind):
+    """SE(3) bodies: point coincidence in a body frame (body i, or j when i is ground), so
+    the joint's Jacobian, like the beams' stiffness, is invariant under rigid motion."""
+    if kind != SE3:
+        return None
+    return fj if element.bodies[0] is GROUND else fi
+
+
+class Spherical(PairSpec):
+    """Coincident points: 3 equations (2 planar)."""
+
+    model_config = ConfigDict(title="Joint: spherical")
+    type: Literal["spherical"]
+    at: Point = Field(description="joint point, global, initial configuration [m]")
+
+
+@register
+class SphericalType(JointType):
+    Spec = Spherical
+    name = "spherical"
+
+    def equations(self, e, fi, fj, kind):
+        return J.spherical(e.name, fi, fj, e.data["at"], kind == PLANAR, body_frame=_body_frame(e, fi, fj, kind))
+
+
+
+class Revolute(PairSpec):
+    """Coincident points and a common axis."""
+
+    model_config = ConfigDict(title="Joint: revolute")
+    type: Literal["revolute"]
+    at: Point = Field(description="joint point [m]")
+    axis: Axis = Field([0.0, 0.0, 1.0], description="joint axis, global (must be z for planar bodies)")
+
+
+@register
+class RevoluteType(JointType):
+    Spec = Revolute
+    name = "revolute"
+    planar_axis_z = True
+
+    def equations(self, e, fi, fj, kind):
+        return J.revolute(e.name, fi, fj, e.data["at"], e.data["axis"], kind == PLANAR,
+                          body_frame=_body_frame(e, fi, fj, kind))
+
+
+class Prismatic(PairSpec):
+    """Sliding along an axis without rotation."""
+
+    model_config = ConfigDict(title="Joint: prismatic")
+    type: Literal["prismatic"]
+    at: Point = Field(description="a point on the sliding axis [m]")
+    axis: Axis = Field(description="sliding direction, global")
+
+
+@register
+class PrismaticType(JointType):
+    Spec = Prismatic
+    name = "prismatic"
+
+    def equations(self, e, fi, fj, kind):
+        return J.prismatic(e.name, fi, fj, e.data["at"], e.data["axis"], kind == PLANAR)
+
+
+class Cylindrical(PairSpec):
+    """Sliding along and rotating about an axis (spatial bodies only)."""
+
+    model_config = ConfigDict(title="Joint: cylindrical")
+    type: Literal["cylindrical"]
+    at: Point = Field(description="a point on the axis [m]")
+    axis: Axis = Field(description="axis direction, global")
+
+
+@register
+class CylindricalType(JointType):
+    Spec = Cylindrical
+    name = "cylindrical"
+    spatial_only = True
+
+    def equations(self, e, fi, fj, kind):
+        return J.cylindrical(e.name, fi, fj, e.data["at"], e.data["axis"])
+
+
+class Universal(PairSpec):
+    """Coincident points; axis_i (on body i) stays perpendicular to axis_j (on body j)."""
+
+    model_config = ConfigDict(title="Joint: universal")
+    type: Literal["universal"]
+    at: Point = Field(description="joint centre [m]")
+    axis_i: Axis = Field(description="cross axis fixed in body i, global")
+    axis_j: Axis = Field(description="cross axis fixed in body j, global; perpendicular to axis_i")
+
+    @model_validator(mode="after")
+    def _perpendicular(self):
+        a, b = np.array(self.axis_i), np.array(self.axis_j)
+        if abs(a @ b) > 1e-9 * np.linalg.norm(a) * np.linalg.norm(b):
+            raise ValueError("axis_i and axis_j must be perpendicular")
+        return self
+
+
+@register
+class UniversalType(JointType):
+    Spec = Universal
+    name = "universal"
+    spatial_only = True
+
+    def equations(self, e, fi, fj, kind):
+        return J.universal(e.name, fi, fj, e.data["at"], e.data["axis_i"], e.data["axis_j"])
+
+
+class Fixed(PairSpec):
+    """Body j welded to body i."""
+
+    model_config = ConfigDict(title="Joint: fixed")
+    type: Literal["fixed"]
+    at: Optional[Point] = Field(None, description="reference point [m] (default: body j's centre of mass)")
+
+
+@register
+class FixedType(JointType):
+    Spec = Fixed
+    name = "fixed"
+
+    def equations(self, e, fi, fj, kind):
+        at = e.data["at"] if e.data["at"] is not None else fj.R
+        return J.fixed(e.name, fi, fj, at, kind == PLANAR)
+
+
+class PointOnLine(PairSpec):
+    """A point of body j stays on a line of body i."""
+
+    model_config = ConfigDict(title="Joint: point_on_line")
+    type: Literal["point_on_line"]
+    at: Point = Field(description="the point, initially on the line [m]")
+    axis: Axis = Field(description="line direction, global")
+
+
+@register
+class PointOnLineType(JointType):
+    Spec = PointOnLine
+    name = "point_on_line"
+
+    def equations(self, e, fi, fj, kind):
+        return J.point_on_line(e.name, fi, fj, e.data["at"], e.data["axis"], kind == PLANAR)
+
+
+class PointInPlane(PairSpec):
+    """A point of body j stays in a plane of body i (spatial bodies only)."""
+
+    model_config = ConfigDict(title="Joint: point_in_plane")
+    type: Literal["point_in_plane"]
+    at: Point = Field(description="the point, initially in the plane [m]")
+    normal: Axis = Field(description="plane normal, global")
+
+
+@register
+class PointInPlaneType(JointType):
+    Spec = PointInPlane
+    name = "point_in_plane"
+    spatial_only = True
+
+    def equations(self, e, fi, fj, kind):
+        return J.point_in_plane(e.name, fi, fj, e.data["at"], e.data["normal"])
+
+
+class Distance(PairSpec):
+    """Constant distance between a point of body i and a point of body j."""
+
+    model_config = ConfigDict(title="Joint: distance")
+    type: Literal["distance"]
+    at_i: Point = Field(description="point on body i [m]")
+    at_j: Point = Field(description="point on body j [m]")
+    length: Optional[float] = Field(None, gt=0, description="distance [m] (default: the initial distance)")
+
+
+@register
+class DistanceType(JointType):
+    Spec = Distance
+    name = "distance"
+
+    def prepare(self, model, spec, bodies, name):
+        data = super().prepare(model, spec, bodies, name)
+        if data["length"] is None:
+            data["length"] = float(np.linalg.norm(data["at_j"] - data["at_i"]))
+            if not data["length"] > 0:
+                raise ModelError(f"{self.name} {name!r}: at_i and at_j coincide: a zero distance is a spherical "
+                                 "joint", element=name, key="at_j")
+        return data
+
+    def equations(self, e, fi, fj, kind):
+        return J.distance(e.name, fi, fj, e.data["at_i"], e.data["at_j"], e.data["length"])
+
+    def geometry(self, element):
+        return [("line", element.name, *element.bodies, element.data["at_i"], element.data["at_j"])]
+
+
+class DriverType(JointType):
+    """A prescribed motion: give exactly one of the function of time and a constant speed."""
+
+    section = "drivers"
+    prescribes_motion = True
+    #: the key of the function of time
+    function_key: ClassVar[str]
+    #: the output with the driving load
+    load_name: ClassVar[str]
+
+    def outputs(self, element, system):
+        return (self.load_name,) if element.name in system.owner_equations else ()
+
+    def prepare(self, model, spec, bodies, name):
+        data = super().prepare(model, spec, bodies, name)
+        f = data.pop(self.function_key)
+        speed = data.pop("speed")
+        data["function"] = ConstantSpeed(float(speed)) if speed is not None else time_function(f)
+        return data
+
+    def output(self, element, what, result):
+        return -result.multipliers(element.name)[:, 0] if what == self.load_name else None
+
+
+def _one_of(spec, key):
+    if (getattr(spec, key) is None) == (spec.speed is None):
+        raise ValueError(f"give exactly one of {key} (a function of t) and speed")
+    return spec
+
+
+class RotationDriver(PairSpec):
+    """Prescribes the rotation of body j relative to body i about an axis, from the initial pose.
+    Give exactly one of ``angle`` and ``speed``.  Its output NAME.torque is the driving torque [N m]."""
+
+    model_config = ConfigDict(title="Driver: rotation_driver")
+    type: Literal["rotation_driver"]
+    axis: Axis = Field([0.0, 0.0, 1.0], description="rotation axis, global")
+    angle: Optional[TimeFunctionSpec] = Field(None, description="prescribed angle θ(t) [rad]")
+    speed: Optional[float] = Field(None, description="constant angular speed [rad/s] (θ = speed·t)")
+
+    @model_validator(mode="after")
+    def _one(self):
+        return _one_of(self, "angle")
+
+
+@register
+class RotationDriverType(DriverType):
+    Spec = RotationDriver
+    name = "rotation_driver"
+    function_key = "angle"
+    load_name = "torque"
+
+    def law(self, element):
+        return angle_law(element.data["function"])
+
+    def equations(self, e, fi, fj, kind):
+        axis = e.data["axis"] if kind != PLANAR else np.array([0, 0, 1.0])
+        return J.rotation_driver(e.name, fi, fj, axis)
+
+
+class TranslationDriver(PairSpec):
+    """Prescribes the displacement of body j's point along body i's axis.
+    Give exactly one of ``displacement`` and ``speed``.  Its output NAME.force is the driving force [N]."""
+
+    model_config = ConfigDict(title="Driver: translation_driver")
+    type: Literal["translation_driver"]
+    at: Point = Field(description="the driven point of body j, initial configuration [m]")
+    axis: Axis = Field(description="direction of the displacement, global")
+    displacement: Optional[TimeFunctionSpec] = Field(None, description="prescribed displacement s(t) [m]")
+    speed: Optional[float] = Field(None, description="constant speed [m/s] (s = speed·t)")
+
+    @model_validator(mode="after")
+    def _one(self):
+        return _one_of(self, "displacement")
+
+
+@register
+class TranslationDriverType(DriverType):
+    Spec = TranslationDriver
+    name = "translation_driver"
+    function_key = "displacement"
+    load_name = "force"
+
+    def law(self, element):
+        return offset_law(element.data["function"], 0.0)
+
+    def equations(self, e, fi, fj, kind):
+        return J.translation_driver(e.name, fi, fj, e.data["at"], e.data["axis"])

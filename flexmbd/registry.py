@@ -1,0 +1,240 @@
+"""Element types: what an element is, declared once, in its own module.
+
+An element type (:class:`ElementType`) says
+
+* its name — the ``type`` of its model-file entries and the name of its ``Model`` method —
+  and the model-file section its entries live in (``bodies``, ``beams``, ``joints``,
+  ``drivers``, ``forces``, ``markers``);
+* its specification: one pydantic model (:mod:`flexmbd.spec`) that validates the Python
+  sugar's arguments and the model file's entries, writes entries back (``dump``) and gives
+  the JSON Schema;
+* how a specification becomes an :class:`Element` of a model (``prepare``: defaults that
+  need the model, checks with a :class:`~flexmbd.errors.ModelError` naming the key);
+* how the elements of a frozen model become vectorised groups (``build``; types that share
+  a builder, such as all dot-product joints and drivers, are built together in model
+  order), its named outputs, and what pictures draw for it (``geometry``);
+* a sample use between two bodies for the generic derivative test (``sample``).
+
+The system, the model-file loader and dumper, the results and the solvers loop over the
+registry and name no element type.  A module declares its type with :func:`register`;
+``flexmbd.catalog`` imports every element module (the list of element types).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar
+
+import numpy as np
+
+from .errors import ModelError
+from .ground import GROUND
+from .spec import SpecBase, validate
+
+#: model-file sections of elements, in file order: section → (what one entry is, description,
+#: the type of an entry without a ``type`` key)
+SECTIONS: dict[str, tuple[str, str, str | None]] = {
+    "bodies": ("body", "the rigid bodies", "rigid"),
+    "beams": ("beam", "flexible beams; their nodes are bodies NAME.n0 … NAME.nN", "beam"),
+    "joints": ("joint", "kinematic joints", None),
+    "drivers": ("driver", "prescribed motions (rheonomic constraints)", None),
+    "forces": ("force element", "force elements and applied loads", None),
+    "markers": ("marker", "named points on bodies; outputs NAME.position, NAME.velocity", None),
+}
+
+
+@dataclass(eq=False)
+class Element:
+    """One element of a model as the user described it.
+
+    ``kind`` is the element type's name, ``bodies`` the nodes it acts on (GROUND allowed),
+    ``spec`` the validated input (what a model file holds), ``data`` the values its
+    builder uses (defaults resolved, points as 3-vectors, axes normalised, functions of
+    time as objects), ``nodes`` the nodes it owns (a rigid body's own node, a beam's nodes).
+    """
+
+    kind: str
+    name: str
+    bodies: tuple
+    data: dict = field(default_factory=dict)
+    spec: SpecBase | None = None
+    nodes: tuple = ()
+
+    @property
+    def type(self) -> "ElementType":
+        return element_type(self.kind)
+
+    def __repr__(self) -> str:
+        return f"Element({self.kind} {self.name!r})"
+
+
+class ElementType:
+    """Base class of element types; see the module docstring."""
+
+    #: the type's name: model-file ``type`` and ``Model`` method
+    name: ClassVar[str]
+    #: the model-file section of its entries (:data:`SECTIONS`)
+    section: ClassVar[str]
+    #: its specification
+    Spec: ClassVar[type[SpecBase]]
+    #: the fields of the specification that name bodies, in order (Element.bodies)
+    body_fields: ClassVar[tuple[str, ...]] = ()
+    #: build(elements, system) -> groups; types with the same builder are built together
+    builder: ClassVar[Callable | None] = None
+    #: outputs of every element, "<element>.<key>", computed by :meth:`output` (outputs of
+    #: the groups' elements are the groups' ``output_names``)
+    output_names: ClassVar[tuple[str, ...]] = ()
+    #: element prescribes a motion (a driver): kinematic analysis reports its load
+    prescribes_motion: ClassVar[bool] = False
+
+    #: what an element is called in messages (default: the type's name)
+    noun: ClassVar[str | None] = None
+
+    # ------------------------------------------------------------- creation
+    def label(self, name: str | None) -> str:
+        """"<type> '<name>'" for messages."""
+        noun = self.noun or self.name
+        return f"{noun} {name!r}" if name is not None else noun
+
+    def validate(self, data: dict, name: str | None = None) -> SpecBase:
+        """The specification of keyword data (ModelError naming the key)."""
+        return validate(self.Spec, {"type": self.name, **data} if "type" in self.Spec.model_fields else data,
+                        self.label(name if name is not None else data.get("name")))
+
+    def create(self, model, spec: SpecBase) -> Element:
+        """A new element of ``model`` from a validated specification."""
+        name = model.new_name(getattr(spec, "name", None), self.name)
+        what = self.label(name)
+        bodies = tuple(model.resolve_body(getattr(spec, f), what, key=f) for f in self.body_fields)
+        if len(bodies) == 2 and bodies[0] is bodies[1]:
+            raise ModelError(f"{what}: connects {getattr(bodies[0], 'name', bodies[0])!r} to itself; body_i and "
+                             "body_j must differ", element=name, key=self.body_fields[1])
+        if len(bodies) > 1:
+            _check_kinds(what, name, bodies, self.body_fields)
+        data = self.prepare(model, spec, bodies, name)
+        if "name" in self.Spec.model_fields:
+            spec = spec.model_copy(update={"name": name})
+        return Element(self.name, name, bodies, data, spec)
+
+    def prepare(self, model, spec: SpecBase, bodies: tuple, name: str) -> dict:
+        """The element's data from its specification (defaults that need the model,
+        checks that need the bodies: raise ModelError with ``key``)."""
+        return {}
+
+    def added(self, model, element: Element) -> Any:
+        """Called once the element is in the model; returns what the Python sugar returns."""
+        return element
+
+    # ------------------------------------------------------------ model files
+    def dump(self, element: Element) -> dict:
+        """The element as a model-file entry (DumpError for what files cannot hold)."""
+        return element.spec.model_dump(mode="python", exclude_defaults=True) | (
+            {"type": self.name} if "type" in self.Spec.model_fields else {})
+
+    def node_aliases(self, element: Element) -> dict[str, Any]:
+        """Alternative names of owned nodes ("first" → node …), reachable as "<element>.<alias>"."""
+        return {}
+
+    # ---------------------------------------------------------------- results
+    def outputs(self, element: Element, system) -> tuple[str, ...]:
+        """The element's outputs in a frozen system (see :meth:`output`)."""
+        return self.output_names
+
+    def output(self, element: Element, what: str, result) -> np.ndarray | None:
+        """An output computed from the stored results (None: ask the groups)."""
+        return None
+
+    def geometry(self, element: Element) -> list[tuple]:
+        """What pictures draw: [("line", name, body_i, body_j, point on i, point on j) |
+        ("marker", name, body, point)], points global in the initial configuration."""
+        return []
+
+    # ---------------------------------------------------------------- testing
+    def sample(self, model, a, b) -> None:
+        """Add typical elements of this type between bodies a and b (and ground) for the
+        generic derivative test; the bodies are of one kind (``a.kind``)."""
+
+
+#: every registered element type by name, in the catalog's order
+REGISTRY: dict[str, ElementType] = {}
+#: modules of element types in their canonical order (``flexmbd.catalog`` sets it): the
+#: order of model-file sections' types, of builders and so of the groups
+MODULE_ORDER: list[str] = []
+
+
+def _rank(etype: ElementType, seq: int) -> tuple[int, int]:
+    mod = type(etype).__module__
+    return (MODULE_ORDER.index(mod) if mod in MODULE_ORDER else len(MODULE_ORDER), seq)
+
+
+def register(etype: type[ElementType]) -> type[ElementType]:
+    """Class decorator: register an element type (one instance) under its name."""
+    inst = etype()
+    if inst.name in REGISTRY and type(REGISTRY[inst.name]) is not etype:
+        raise ValueError(f"element type {inst.name!r} is already registered by {type(REGISTRY[inst.name]).__name__}")
+    if inst.section not in SECTIONS:
+        raise ValueError(f"element type {inst.name!r}: unknown model-file section {inst.section!r}")
+    REGISTRY[inst.name] = inst
+    _sort()
+    return etype
+
+
+def set_module_order(modules: list[str]) -> None:
+    """The canonical order of element modules (the catalog's list)."""
+    MODULE_ORDER[:] = modules
+    _sort()
+
+
+def _sort():
+    items = sorted(enumerate(REGISTRY.items()), key=lambda x: _rank(x[1][1], x[0]))
+    REGISTRY.clear()
+    REGISTRY.update(kv for _, kv in items)
+
+
+def element_type(name: str) -> ElementType:
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise ModelError(f"unknown element type {name!r}; known: {', '.join(REGISTRY)}") from None
+
+
+def element_types(section: str | None = None) -> list[ElementType]:
+    """The registered types (of one section), in registration order."""
+    return [t for t in REGISTRY.values() if section is None or t.section == section]
+
+
+def builders() -> list[Callable]:
+    """Every distinct builder, in registration order of the first type using it."""
+    out = []
+    for t in REGISTRY.values():
+        if t.builder is not None and t.builder not in out:
+            out.append(t.builder)
+    return out
+
+
+def _check_kinds(what: str, name: str, bodies, keys) -> None:
+    """Elements connect nodes of one kind: a ModelError naming both (at the second key)."""
+    nodes = [(b, k) for b, k in zip(bodies, keys) if b is not GROUND]
+    kinds = list(dict.fromkeys(b.kind for b, _ in nodes))
+    if len(kinds) <= 1:
+        return
+    which = " and ".join(f"{b.name!r} is {b.kind.name}" for b, _ in nodes)
+    names = " and a ".join(sorted(k.name for k in kinds))
+    hint = ""
+    if any(k.has_branches for k in kinds):
+        hint = ("; nodes of R³×R³ beams (formulation='r3r3', kind r3r3) connect only to other R³×R³ "
+                "nodes and ground; use formulation='se3' to join a beam to rigid bodies")
+    elif any(k.name == "se3" for k in kinds):
+        hint = ("; rigid bodies joined to beam nodes (kind se3) need parameterization se3 "
+                "(parameterization='se3' in Python)")
+    raise ModelError(f"{what}: connects a {names} body, which is not supported ({which}; joints and force "
+                     f"elements connect bodies of one kind){hint}", element=name, key=nodes[-1][1])
+
+
+def pair_kind(element: Element):
+    """The node kind of the bodies an element connects (ModelError if they differ)."""
+    _check_kinds(element.type.label(element.name), element.name, element.bodies, element.type.body_fields)
+    return next(b.kind for b in element.bodies if b is not GROUND)
+
+
+__all__ = ["Element", "ElementType", "REGISTRY", "SECTIONS", "register", "element_type", "element_types",
+           "builders", "pair_kind"]
