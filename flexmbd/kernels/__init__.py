@@ -5,10 +5,17 @@ are vectorised over elements but pay NumPy's per-call overhead many times per
 evaluation, which dominates for small models.  These kernels compute the same
 quantities in one compiled loop per group.  They are used when Numba is importable
 (``FLEXMBD_NUMBA=0`` disables them); tests check both paths against each other.
+
+Every kernel module is imported here, while Numba's cache directory points at
+:data:`CACHE_DIR`, a directory named after a hash of the kernels' sources (see
+:mod:`flexmbd.kernels.cache` for why: Numba alone keeps stale machine code when a kernel
+of another file changes).
 """
 from __future__ import annotations
 
+import importlib
 import os
+from pathlib import Path
 
 try:  # pragma: no cover - exercised implicitly
     if os.environ.get("FLEXMBD_NUMBA", "1") == "0":
@@ -18,3 +25,18 @@ try:  # pragma: no cover - exercised implicitly
     AVAILABLE = True
 except ImportError:
     AVAILABLE = False
+
+#: Where the kernels' compiled machine code is cached (None: kernels disabled, or no
+#: writable place was found and Numba chooses).
+CACHE_DIR: Path | None = None
+
+if AVAILABLE:
+    from numba.core import config as _config
+
+    from . import cache as _cache
+
+    CACHE_DIR = _cache.prepare(_config.CACHE_DIR)
+    with _cache.caching_into(CACHE_DIR):
+        for _name in _cache.kernel_modules():
+            importlib.import_module(f"{__name__}.{_name}")
+    del _name
