@@ -85,6 +85,8 @@ class ElementType:
     output_names: ClassVar[tuple[str, ...]] = ()
     #: element prescribes a motion (a driver): kinematic analysis reports its load
     prescribes_motion: ClassVar[bool] = False
+    #: element is a load from outside the system (not allowed in a free system)
+    applied_load: ClassVar[bool] = False
 
     #: what an element is called in messages (default: the type's name)
     noun: ClassVar[str | None] = None
@@ -142,6 +144,11 @@ class ElementType:
     def output(self, element: Element, what: str, result) -> np.ndarray | None:
         """An output computed from the stored results (None: ask the groups)."""
         return None
+
+    def node_boxes(self, element: Element) -> list[tuple]:
+        """Boxes drawn for the nodes the element owns: [(node, half sides (3,), axes (3, 3)
+        columns in the node frame)] (nodes of no element: small cubes)."""
+        return []
 
     def geometry(self, element: Element) -> list[tuple]:
         """What pictures draw: [("line", name, body_i, body_j, point on i, point on j) |

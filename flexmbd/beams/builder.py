@@ -329,6 +329,17 @@ class BeamType(ElementType):
         out = spec.model_dump(mode="python", exclude_defaults=True, exclude={"geometry"})
         return {"name": out.pop("name"), **out}
 
+    def node_boxes(self, element):
+        """Small cubes, a tenth of the distance to the nearest neighbour node."""
+        size = {}
+        nodes = element.nodes
+        for n0, n1 in zip(nodes[:-1], nodes[1:]):
+            d = float(np.linalg.norm(np.asarray(n1.position, float) - np.asarray(n0.position, float)))
+            for n in (n0, n1):
+                if d > 0 and np.isfinite(d):
+                    size[id(n)] = min(size.get(id(n), np.inf), 0.1 * d)
+        return [(n, np.full(3, size.get(id(n), 0.01)), np.eye(3)) for n in nodes]
+
     def geometry(self, element):
         """The axis as a polyline through the nodes."""
         return [("line", f"{element.name}.{k}", n0, n1, n0.position, n1.position)

@@ -368,6 +368,24 @@ def build_rigid_bodies(elements, system):
     return groups
 
 
+def box_half_extents(mass, inertia):
+    """Half side lengths and axes (columns, body frame) of the homogeneous box with the
+    body's mass and inertia tensor: I_xx = m (b² + c²)/3 ⇒ a² = 3 (I_yy + I_zz − I_xx)/(2 m).
+
+    Sides are clamped below to 2 % of the longest so that a slender rod stays visible.
+    """
+    J = np.asarray(inertia, dtype=float)
+    ev, axes = np.linalg.eigh(0.5 * (J + J.T))
+    tr = ev.sum()
+    sq = 3.0 / (2.0 * mass) * (tr - 2.0 * ev)
+    half = np.sqrt(np.clip(sq, 0.0, None))
+    top = half.max() if half.max() > 0 else 1.0
+    half = np.maximum(half, 0.02 * top)
+    if np.linalg.det(axes) < 0:
+        axes[:, 2] *= -1
+    return half, axes
+
+
 class _BodyType(ElementType):
     section = "bodies"
     noun = "body"
@@ -394,6 +412,11 @@ class RigidBodyType(_BodyType):
     name = "rigid"
     Spec = RigidBody
 
+    def node_boxes(self, element):
+        """The homogeneous box with the body's mass and inertia."""
+        b = element.nodes[0]
+        return [(b, *box_half_extents(b.mass, b.inertia))]
+
     def node(self, model, spec, name):
         J = check_inertia(spec.inertia)
         p = np.array([1.0, 0, 0, 0]) if spec.orientation is None else spec.orientation.quaternion_value()
@@ -408,6 +431,12 @@ class PlanarBodyType(_BodyType):
 
     name = "planar"
     Spec = PlanarBody
+
+    def node_boxes(self, element):
+        """A square plate in x-y with I_z = m (a² + b²)/3."""
+        b = element.nodes[0]
+        s = np.sqrt(1.5 * float(b.inertia[2, 2]) / b.mass)
+        return [(b, np.array([s, s, 0.1 * s]), np.eye(3))]
 
     def node(self, model, spec, name):
         if model.gravity[2] != 0:

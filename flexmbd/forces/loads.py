@@ -164,6 +164,7 @@ class Torque(_LoadSpec):
 class _LoadType(ElementType):
     section = "forces"
     body_fields = ("body",)
+    applied_load = True
 
     def prepare(self, model, spec, bodies, name):
         if bodies[0] is GROUND:

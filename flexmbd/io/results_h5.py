@@ -35,6 +35,7 @@ from datetime import datetime, timezone
 
 import numpy as np
 
+from ..bodies.rigid import box_half_extents  # noqa: F401  (pictures use it from here)
 from ..nodes import kind_from_key
 from ..results import NODE_OUTPUTS, STAT_FIELDS, Result
 
@@ -133,24 +134,6 @@ def simulate_kwargs(settings):
 
 
 # ====================================================================== geometry
-def box_half_extents(mass, inertia):
-    """Half side lengths and axes (columns, body frame) of the homogeneous box with the
-    body's mass and inertia tensor: I_xx = m (b² + c²)/3 ⇒ a² = 3 (I_yy + I_zz − I_xx)/(2 m).
-
-    Sides are clamped below to 2 % of the longest so that a slender rod stays visible.
-    """
-    J = np.asarray(inertia, dtype=float)
-    ev, axes = np.linalg.eigh(0.5 * (J + J.T))
-    tr = ev.sum()
-    sq = 3.0 / (2.0 * mass) * (tr - 2.0 * ev)
-    half = np.sqrt(np.clip(sq, 0.0, None))
-    top = half.max() if half.max() > 0 else 1.0
-    half = np.maximum(half, 0.02 * top)
-    if np.linalg.det(axes) < 0:
-        axes[:, 2] *= -1
-    return half, axes
-
-
 def _local(body, point):
     """A global point of the initial configuration in the body's frame (ground: itself)."""
     from ..ground import GROUND
@@ -163,31 +146,18 @@ def _local(body, point):
 
 
 def system_geometry(system):
-    """What the pictures need, from a System: boxes, lines (springs, distances), markers."""
+    """What the pictures need, from a System: a box per node, lines (springs, distances,
+    beam axes) and joint markers, as the element types declare them
+    (:meth:`flexmbd.registry.ElementType.geometry`, ``node_boxes``)."""
     from ..ground import GROUND
-    from ..nodes import PLANAR
 
     model = system.model
-    # beam nodes (massless frames): small cubes, a tenth of the distance to the next node
-    node_size = {}
+    boxes = {}
     for e in model.elements:
-        if e.kind == "beam":
-            for n0, n1 in zip(e.bodies[:-1], e.bodies[1:]):
-                d = float(np.linalg.norm(np.asarray(n1.position, float) - np.asarray(n0.position, float)))
-                for n in (n0, n1):
-                    if d > 0 and np.isfinite(d):
-                        node_size[id(n)] = min(node_size.get(id(n), np.inf), 0.1 * d)
-    half, axes = [], []
-    for b in model.bodies:
-        if not b.mass > 0:  # a beam node or another massless frame
-            hb, ab = np.full(3, node_size.get(id(b), 0.01)), np.eye(3)
-        elif b.kind != PLANAR:
-            hb, ab = box_half_extents(b.mass, b.inertia)
-        else:  # planar: a square plate in x-y with I_z = m (a² + b²)/3
-            s = np.sqrt(1.5 * float(b.inertia[2, 2]) / b.mass)
-            hb, ab = np.array([s, s, 0.1 * s]), np.eye(3)
-        half.append(hb)
-        axes.append(ab)
+        for node, hb, ab in e.type.node_boxes(e):
+            boxes[id(node)] = (hb, ab)
+    half = [boxes.get(id(b), (np.full(3, 0.01), np.eye(3)))[0] for b in model.bodies]
+    axes = [boxes.get(id(b), (np.full(3, 0.01), np.eye(3)))[1] for b in model.bodies]
     idx = {id(b): b.index for b in model.bodies}
 
     def bi(b):
@@ -195,16 +165,13 @@ def system_geometry(system):
 
     lines, markers = [], []
     for e in model.elements:
-        if e.kind == "beam":  # the axis as a polyline through the nodes
-            for k, (n0, n1) in enumerate(zip(e.bodies[:-1], e.bodies[1:])):
-                lines.append((f"{e.name}.{k}", "beam", bi(n0), bi(n1), np.zeros(3), np.zeros(3)))
-        elif e.kind in ("spring_damper", "distance"):
-            b0, b1 = e.bodies
-            lines.append((e.name, e.kind, bi(b0), bi(b1), _local(b0, e.data["at_i"]), _local(b1, e.data["at_j"])))
-        elif e.data.get("at") is not None and len(e.bodies) == 2:
-            b0, b1 = e.bodies
-            host = b1 if b1 is not GROUND else b0
-            markers.append((e.name, e.kind, bi(host), _local(host, e.data["at"])))
+        for item in e.type.geometry(e):
+            if item[0] == "line":
+                _, name, b0, b1, p0, p1 = item
+                lines.append((name, e.kind, bi(b0), bi(b1), _local(b0, p0), _local(b1, p1)))
+            else:
+                _, name, host, p = item
+                markers.append((name, e.kind, bi(host), _local(host, p)))
     nb = len(model.bodies)
     return {
         "box_half_extents": np.array(half).reshape(nb, 3),

@@ -2,7 +2,7 @@
 
 Each frame holds, in this order,
   * every rigid body as a hexahedron: the homogeneous box with the body's mass and
-    inertia (8 points per body, see :func:`flexmbd.io.results_h5.box_half_extents`);
+    inertia (8 points per body, see :func:`flexmbd.bodies.rigid.box_half_extents`);
   * every spring-damper and distance constraint as a line between its attachment
     points (2 points each);
   * every joint marker (the joint's point on its body) as a vertex (1 point each).

@@ -63,17 +63,17 @@ def assemble_positions(system, q, t=0.0, tol=1e-12, max_iter=50):
         if not np.all(np.isfinite(dq)):
             raise AssemblyError("cannot assemble the initial configuration: singular constraint Jacobian")
         q = system.increment(q, dq)
-    return q, AssemblyReport(it, norm, _moved(system, q - q_user))
+    return q, AssemblyReport(it, norm, _moved(system, q, q_user))
 
 
-def _moved(system, dq):
-    """Body name -> length of the position part of dq (configuration space), per kind at once."""
+def _moved(system, q, q_user):
+    """Body name -> distance its origin moved from q_user to q, per kind at once."""
     bodies = system.model.bodies
     dist = np.zeros(len(bodies))
-    for kind in {b.kind for b in bodies}:
-        bs = [b for b in bodies if b.kind is kind]
-        rows = system.config_rows(bs, kind)[:, :2 if kind.name == "planar" else 3]
-        dist[[b.index for b in bs]] = np.linalg.norm(dq[rows], axis=1)
+    for kind in dict.fromkeys(b.kind for b in bodies):
+        bs = [b for b in bodies if b.kind == kind]
+        rows = system.config_rows(bs, kind)
+        dist[[b.index for b in bs]] = np.linalg.norm(kind.pose(q[rows])[0] - kind.pose(q_user[rows])[0], axis=1)
     return {b.name: float(dist[b.index]) for b in bodies}
 
 

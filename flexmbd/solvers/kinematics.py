@@ -42,7 +42,7 @@ class KinematicsResult(Result):
         """{driver name: torque (rotation driver) or force (translation driver) on body j}."""
         out = {}
         for e in self.system.model.elements:
-            if e.kind in ("rotation_driver", "translation_driver") and e.name in self.system.owner_equations:
+            if e.type.prescribes_motion and e.name in self.system.owner_equations:
                 out[e.name] = -self.lam[:, self.system.owner_equations[e.name][0]]
         return out
 
@@ -119,7 +119,7 @@ def kinematic_analysis(model, times, tol=1e-10, max_iter=25, system=None, loads=
         system = freeze_reporting(model)
     n, m = system.n, system.m
     if m != n:
-        drivers = [e.name for e in system.model.elements if e.kind.endswith("_driver")]
+        drivers = [e.name for e in system.model.elements if e.type.prescribes_motion]
         raise ModelError(
             f"kinematic analysis needs a fully driven mechanism: {n} coordinates but {m} independent constraint "
             f"equations ({n - m} degree(s) of freedom left; drivers: {drivers or 'none'}). Add {n - m} driver(s) "

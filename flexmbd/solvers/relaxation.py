@@ -340,7 +340,7 @@ def _check_free(system):
     from ..ground import GROUND
 
     for e in system.model.elements:
-        if any(b is GROUND for b in e.bodies) or e.kind in ("force", "torque"):
+        if any(b is GROUND for b in e.bodies) or e.type.applied_load:
             raise ValueError(f"free=True needs a free system, but {e.kind} {e.name!r} acts from outside")
     if np.any(system.model.gravity):
         raise ValueError("free=True needs a free system, but the model has gravity")
