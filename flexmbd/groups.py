@@ -49,6 +49,33 @@ class Unsupported(Exception):
     """A group has no compiled part (the message says why)."""
 
 
+class CompiledSlot(NamedTuple):
+    """A group's part of the compiled assembly (``compiled_assembly.py``): the slot of
+    ``kernels/assembly.py`` ``SLOTS`` it fills, its constant arrays, and a function of time
+    giving its time-dependent arrays (``constant``: it does not depend on t)."""
+
+    name: str
+    arrays: tuple
+    values: Callable | None = None
+    constant: bool = True
+
+
+def int_array(x) -> np.ndarray:
+    return np.ascontiguousarray(x, dtype=np.int64)
+
+
+def float_array(x) -> np.ndarray:
+    return np.ascontiguousarray(x, dtype=float)
+
+
+def kernel_suffix(kind: NodeKind) -> str:
+    """"spatial" or "planar": the compiled assembly's slots serve these two vector kinds."""
+    suffix = {1: "spatial", 0: "planar"}.get(kind.kernel_code) if kind.additive else None
+    if suffix is None:
+        raise Unsupported(f"no compiled slot for nodes of kind {kind.name}")
+    return suffix
+
+
 @dataclass
 class EvalContext:
     """Everything a group may need for one evaluation (extended vectors, see the module docstring)."""
@@ -127,7 +154,7 @@ class Group:
         """Named per-element outputs, each an (n_el,) array."""
         return {}
 
-    def compiled_slot(self):
+    def compiled_slot(self) -> CompiledSlot:
         """The group's slot of the compiled assembly (``compiled_assembly.py``); raises
         :class:`Unsupported` with the reason if it has none."""
         raise Unsupported(f"{type(self).__name__} has no compiled kernel")
@@ -264,4 +291,5 @@ def tangent_map(kinds_rows, n_ext: int):
 
 
 __all__ = ["JACOBIAN_TERMS", "EvalContext", "Contribution", "Group", "InertiaGroup", "ForceGroup",
-           "ConstraintGroup", "Unsupported", "tangent_map"]
+           "ConstraintGroup", "Unsupported", "CompiledSlot", "tangent_map", "kernel_suffix", "int_array",
+           "float_array"]

@@ -44,6 +44,8 @@ class Result:
         for k, rows in self._rows.items():
             setattr(self, k, np.array(rows))
         self.stats = {k: np.array(v) for k, v in self._stats.items()}
+        #: "compiled", or "generic: <why>" (System.assembly)
+        self.stats["assembly"] = getattr(self.system, "assembly", "")
 
     # ---------------------------------------------------------- statistics
     @property

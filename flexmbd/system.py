@@ -139,9 +139,9 @@ class System:
             self._remove_redundant(rank_tolerance)
         self._index_constraints()
         self._build_pattern()
-        #: the whole evaluation in one compiled call when every group has a compiled part
-        #: (None: the generic path)
-        self.compiled = compiled_assembly(self)
+        #: the whole evaluation in one compiled call when every group has a compiled slot
+        #: (None: the generic path; ``assembly`` says which, and why)
+        self.compiled, self.assembly = compiled_assembly(self)
 
     # ================================================================ layout
     def dofs(self, body, kind=None):

@@ -11,8 +11,9 @@ pytestmark = pytest.mark.skipif(not AVAILABLE, reason="numba not available")
 
 
 def supported_model(kind):
-    """Every element with a compiled part: all joints and drivers, point forces (global,
-    body-fixed, time-scaled), gravity, linear and tension-only spring-damper-actuators."""
+    """Every element with a compiled part: all joints and drivers, point forces and torques
+    (global, body-fixed, time-scaled), gravity, linear and tension-only spring-damper-
+    actuators, rotational spring-damper-actuators."""
     m = fm.Model(gravity=(0, -9.81, 0) if kind == "planar" else (0.3, -9.81, 1.2))
     if kind == "spatial":
         rot = fm.quaternion_from_axis_angle((1, 2, 3), 0.7)
@@ -33,6 +34,10 @@ def supported_model(kind):
         m.translation_driver(fm.GROUND, b, at=(1, 0, 0), axis=(1, 0.5, 0), displacement=fm.Polynomial((0.0, 0.2, 0.7)))
         m.force(b, (1, 2, 3), at=(1.1, 0, 0.2), scale=fm.Polynomial((1.0, 2.0)))
         m.force(a, (3, -1, 2), at=(0.3, 0.2, 0.1), body_fixed=True)
+        m.torque(a, (0.3, 0.1, -0.2), scale=fm.Polynomial((1.0, -0.5)))
+        m.torque(b, (0.1, 0.5, 0.2), body_fixed=True)
+        m.rotational_spring_damper(a, b, axis=(0, 1, 1), k=30.0, c=2.0, angle0=0.2, actuator=fm.Polynomial((0.3, 0.5)))
+        m.rotational_spring_damper(fm.GROUND, a, axis=(1, 0, 0.5), k=10.0, c=1.0)
         z = 1.0
     else:
         a = m.planar_body("a", mass=2.0, inertia=0.3, position=(0.1, 0.2), angle=0.3)
@@ -46,6 +51,9 @@ def supported_model(kind):
         m.translation_driver(fm.GROUND, b, at=(1, 0), axis=(1, 0.5, 0), displacement=fm.Polynomial((0.0, 0.2, 0.7)))
         m.force(b, (1, 2, 0), at=(1.1, 0), scale=fm.Polynomial((1.0, 2.0)))
         m.force(a, (3, -1, 0), at=(0.3, 0.2), body_fixed=True)
+        m.torque(a, (0, 0, -0.2), scale=fm.Polynomial((1.0, 2.0)))
+        m.rotational_spring_damper(a, b, k=30.0, c=2.0, angle0=0.2, actuator=fm.Polynomial((0.3, 0.5)))
+        m.rotational_spring_damper(fm.GROUND, a, axis=(0, 0, -1), k=10.0, c=1.0)
         z = 0.0
     m.spring_damper(a, b, at_i=(0.2, 0.1, 0), at_j=(0.9, 0.1, 0.2 * z), k=120.0, c=7.0, rest_length=0.5,
                     actuator=fm.Polynomial((0.5, 1.0)))
@@ -108,11 +116,30 @@ def test_projection_matrix_matches_generic(kind):
     assert np.allclose(out, ref, rtol=1e-14, atol=1e-14 * np.max(np.abs(ref)))
 
 
-def test_unsupported_groups_take_the_generic_path():
+def test_unsupported_groups_take_the_generic_path_and_say_why(caplog):
     m = supported_model("spatial")
     a, b = m.bodies[0], m.bodies[1]
-    m.spring_damper(b, a, k=0.0, rest_length=0.3, law=lambda d, r: 40 * d + 300 * d**3)
-    assert System(m, redundancy="keep").compiled is None
+    m.spring_damper(b, a, k=0.0, rest_length=0.3, law=lambda d, r: 40 * d + 300 * d**3, name="soft")
+    with caplog.at_level("INFO", logger="flexmbd"):
+        sys = System(m, redundancy="keep")
+    assert sys.compiled is None
+    assert sys.assembly.startswith("generic: SpringDamperGroup") and "non-linear law" in sys.assembly
+    assert any("non-linear law" in r.getMessage() for r in caplog.records)
+    hanging = fm.Model(gravity=(0, 0, -9.81))
+    body = hanging.rigid_body("b", mass=1.0, inertia=(1, 1, 1), position=(0, 0, -1))
+    hanging.spring_damper(fm.GROUND, body, k=0.0, law=lambda d, r: 100 * d + 1e3 * d**3, name="soft")
+    res = hanging.simulate(t_end=0.02, h=0.01)
+    assert res.success and res.stats["assembly"].startswith("generic: SpringDamperGroup (soft)")
+
+
+def test_slider_crank_with_a_torque_and_a_rotational_spring_stays_compiled():
+    from flexmbd.examples.slider_crank import build
+
+    m = build(k=2e4, c=1e3)
+    m.torque(m.bodies[0], (0, 0, 5.0), name="motor")
+    m.rotational_spring_damper(fm.GROUND, m.bodies[0], axis=(0, 0, 1), k=30.0, c=2.0, name="hinge_spring")
+    sys = m.freeze()
+    assert sys.compiled is not None and sys.assembly == "compiled"
 
 
 def test_zero_length_spring_is_named():

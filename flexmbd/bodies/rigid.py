@@ -39,7 +39,7 @@ from pydantic_core import PydanticCustomError
 from ..constraints.normalization import NormalizationGroup
 from ..errors import ModelError
 from ..forces.loads import GravityGroup
-from ..groups import InertiaGroup
+from ..groups import CompiledSlot, InertiaGroup, float_array, int_array
 from ..kernels import AVAILABLE as USE_KERNELS
 from ..nodes import PLANAR, ROTATION, SE3, SPATIAL, NodeKind
 from ..registry import Element, ElementType, register
@@ -92,6 +92,10 @@ class SpatialBodyGroup(InertiaGroup):
     @property
     def element_names(self):
         return [b.name for b in self.bodies]
+
+    def compiled_slot(self):
+        return CompiledSlot("spatial_bodies", (int_array(self.config_index), int_array(self.dof_index),
+                                               float_array(self.mass), float_array(self.inertia)))
 
     def mass_matrix(self, qb):
         G = G_matrix(qb[:, 3:7])
@@ -151,6 +155,9 @@ class PlanarBodyGroup(InertiaGroup):
     @property
     def element_names(self):
         return [b.name for b in self.bodies]
+
+    def compiled_slot(self):
+        return CompiledSlot("planar_bodies", (int_array(self.dof_index), float_array(self.diag)))
 
     def mass_matrix(self, qb):
         return np.einsum("ni,ij->nij", self.diag, np.eye(3))

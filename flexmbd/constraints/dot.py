@@ -22,7 +22,7 @@ from itertools import chain
 
 import numpy as np
 
-from ..groups import ConstraintGroup
+from ..groups import CompiledSlot, ConstraintGroup, float_array, int_array, kernel_suffix
 from ..nodes import CONSTANT, ZERO
 from ..kernels import AVAILABLE as USE_KERNELS
 from ..timefunctions import TimeFunction
@@ -134,6 +134,17 @@ class DotConstraintGroup(ConstraintGroup):
 
     def __len__(self):
         return len(self.equations)
+
+    def compiled_slot(self):
+        def terms(t):
+            if not self.laws:
+                return self.w0, self.s0
+            w, _, _, s, _, _ = self._time_terms(t)
+            return w, s
+        return CompiledSlot(f"dots_{kernel_suffix(self.kind)}",
+                            (int_array(self.slot_dof), float_array(self.markers.u), int_array(self.markers.mtype),
+                             int_array(self.side_flat), float_array(self.sign_flat), float_array(self.marker_tensors)),
+                            terms, not self.laws)
 
     def subset(self, keep):
         keep = np.flatnonzero(keep)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..groups import ConstraintGroup
+from ..groups import CompiledSlot, ConstraintGroup, int_array
 from ..kernels import AVAILABLE as USE_KERNELS
 from ..nodes import SPATIAL
 
@@ -25,6 +25,9 @@ class NormalizationGroup(ConstraintGroup):
 
     def subset(self, keep):
         raise ValueError("the Euler-parameter normalisation is never redundant")
+
+    def compiled_slot(self):
+        return CompiledSlot("normalization", (int_array(self.config_index),))
 
     def evaluate(self, qe, t):
         p = qe[self.config_index[:, 3:]]

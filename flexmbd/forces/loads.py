@@ -18,7 +18,7 @@ from pydantic import ConfigDict, Field
 
 from ..errors import ModelError
 from ..ground import GROUND
-from ..groups import ForceGroup
+from ..groups import CompiledSlot, ForceGroup, float_array, int_array, kernel_suffix
 from ..kernels import AVAILABLE as USE_KERNELS
 from ..nodes import POINT, VECTOR
 from ..registry import ElementType, register
@@ -59,6 +59,11 @@ class GravityGroup(ForceGroup):
         Q, K = self.kind.weight(qe[self.config_index], self.mass, self.g, jacobians)
         return Q, K, None
 
+    def compiled_slot(self):
+        suffix = kernel_suffix(self.kind)
+        g = self.g[:2] if suffix == "planar" else self.g
+        return CompiledSlot(f"gravity_{suffix}", (float_array(self.mass), float_array(g)))
+
     def potential_energy(self, qe, t):
         R = self.kind.pose(qe[self.config_index])[0]
         return float(-np.sum(self.mass * (R @ self.g)))
@@ -91,6 +96,13 @@ class PointForceGroup(_AppliedLoad):
         self.constant = all(isinstance(fn, Constant) for fn in self.functions)
         self._s = _scales(self.functions, 0.0) if self.constant else None
 
+    def compiled_slot(self):
+        def scales(t):
+            return self._s if self.constant else _scales(self.functions, t)
+        return CompiledSlot(f"points_{kernel_suffix(self.kind)}",
+                            (int_array(self.config_index), float_array(self.points.u), float_array(self.f),
+                             int_array(self.body_fixed)), scales, self.constant)
+
     def evaluate(self, qe, ve, t, jacobians=True):
         qb = qe[self.config_index]
         s = self._s if self.constant else _scales(self.functions, t)
@@ -122,6 +134,15 @@ class TorqueGroup(_AppliedLoad):
         self.n = np.asarray(torque, dtype=float).reshape(len(names), 3)
         self.body_fixed = np.asarray(body_fixed, dtype=bool)
         self.functions = list(scale_functions)
+        self.constant = all(isinstance(fn, Constant) for fn in self.functions)
+        self._s = _scales(self.functions, 0.0) if self.constant else None
+
+    def compiled_slot(self):
+        def scales(t):
+            return self._s if self.constant else _scales(self.functions, t)
+        return CompiledSlot(f"torques_{kernel_suffix(self.kind)}",
+                            (int_array(self.config_index), float_array(self.n), int_array(self.body_fixed)),
+                            scales, self.constant)
 
     def evaluate(self, qe, ve, t, jacobians=True):
         s = _scales(self.functions, t)

@@ -47,7 +47,7 @@ from ..registry import ElementType, pair_kind, register
 from ..spec import Axis, PairSpec, TimeFunctionSpec, time_function, unit
 from ..rotations import perpendicular_pair
 from ..timefunctions import Constant
-from ..groups import ForceGroup
+from ..groups import CompiledSlot, ForceGroup, float_array, int_array, kernel_suffix
 from .loads import _config
 
 
@@ -77,6 +77,14 @@ class RotationalSpringDamperGroup(ForceGroup):
         self.actuators = list(actuators)
         self.constant_actuators = all(isinstance(a, Constant) for a in self.actuators)
         self._ta0 = np.array([a.derivatives(0.0)[0] for a in self.actuators], dtype=float)
+
+    def compiled_slot(self):
+        def ta(t):
+            return self._ta0 if self.constant_actuators else np.array([a.derivatives(t)[0] for a in self.actuators])
+        return CompiledSlot(f"rotational_springs_{kernel_suffix(self.kind)}",
+                            (int_array(self.config_index), int_array(self.dof_index), float_array(self.mf_i.u),
+                             float_array(self.mg_i.u), float_array(self.mf_j.u), float_array(self.k),
+                             float_array(self.c)), ta, self.constant_actuators)
 
     @classmethod
     def from_specs(cls, kind, specs, frames, dof_index, config_index=None):

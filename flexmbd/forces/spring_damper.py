@@ -25,7 +25,7 @@ import numpy as np
 from pydantic import ConfigDict, Field, model_validator
 
 from ..errors import ModelError
-from ..groups import ForceGroup
+from ..groups import CompiledSlot, ForceGroup, Unsupported, float_array, int_array, kernel_suffix
 from ..kernels import AVAILABLE as USE_KERNELS
 from ..nodes import POINT
 from ..registry import ElementType, pair_kind, register
@@ -83,6 +83,17 @@ class SpringDamperGroup(ForceGroup):
         self.tension_only = np.asarray(tension_only, dtype=bool)
         self.laws = list(laws)
         self.law_index = [i for i, law in enumerate(self.laws) if law is not None]
+
+    def compiled_slot(self):
+        if self.law_index:
+            raise Unsupported("a non-linear law is evaluated in Python")
+
+        def fa(t):
+            return self._fa0 if self.constant_actuators else np.array([a.derivatives(t)[0] for a in self.actuators])
+        return CompiledSlot(f"springs_{kernel_suffix(self.kind)}",
+                            (int_array(self.config_index), int_array(self.dof_index), float_array(self.mi.u),
+                             float_array(self.mj.u), float_array(self.k), float_array(self.c), float_array(self.l0),
+                             int_array(self.tension_only)), fa, self.constant_actuators)
 
     # ------------------------------------------------------------ kinematics
     def _kinematics(self, qe, ve):

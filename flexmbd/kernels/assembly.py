@@ -18,6 +18,8 @@ from .dot import _assemble as _dot_assemble
 from .loads import point_forces
 from .normalization import assemble as _norm_assemble
 from .spring_damper import linear_forces
+from .torques import rotational_springs as _rotational_springs
+from .torques import torques as _torques
 
 
 @njit(cache=True)
@@ -167,6 +169,49 @@ def gravity(mass, g, scale, matrix, vec, blk):
 
 
 @njit(cache=True)
+def torque_loads(kcode, cfg, torque, body_fixed, s, qe, scale, cK, matrix, vec, blk):
+    qb = gather(qe, cfg)
+    n, m = cfg.shape[0], vec.shape[0] // cfg.shape[0]
+    Q = np.empty((n, m))
+    K = np.empty((n, m, m)) if matrix else np.empty((0, m, m))
+    _torques(kcode, qb, torque, body_fixed, s, matrix, Q, K)
+    V = vec.reshape((n, m))
+    for e in range(n):
+        for a in range(m):
+            V[e, a] = -scale * Q[e, a]
+    if matrix:
+        B = blk.reshape((n, m, m))
+        for e in range(n):
+            for a in range(m):
+                for b in range(m):
+                    B[e, a, b] = -cK * scale * K[e, a, b]
+
+
+@njit(cache=True)
+def rotational_springs(kcode, cfg, dof, fi, gi, fj, k, c, ta, qe, ve, cD, cK, matrix, vec, blk):
+    """Rotational spring-damper-actuators; returns the smallest r² (0: undefined angle)."""
+    ql, vl = gather(qe, cfg), gather(ve, dof)
+    n, m = vl.shape
+    Q = np.empty((n, m))
+    if matrix:
+        K, D = np.empty((n, m, m)), np.empty((n, m, m))
+    else:
+        K = D = np.empty((0, m, m))
+    smallest = _rotational_springs(kcode, ql, vl, fi, gi, fj, k, c, ta, matrix, Q, K, D)
+    V = vec.reshape((n, m))
+    for e in range(n):
+        for a in range(m):
+            V[e, a] = -Q[e, a]
+    if matrix:
+        B = blk.reshape((n, m, m))
+        for e in range(n):
+            for a in range(m):
+                for b in range(m):
+                    B[e, a, b] = -cK * K[e, a, b] - cD * D[e, a, b]
+    return smallest
+
+
+@njit(cache=True)
 def _sum_into(values, index, out):
     """out[index[k]] += values[k]; the last entry of out is the trash slot of ground rows/columns."""
     for k in range(values.shape[0]):
@@ -196,10 +241,16 @@ def _dense_matrix(blk, pos, N):
 # The whole evaluation in one call (fixed signature: one compiled version serves all models)
 # ---------------------------------------------------------------------------
 #: slots of :func:`evaluate_all`; ``layout[slot]`` = (vector offset, block offset, Jacobian-
-#: block offset, first constraint row), −1 when the model has no such group
+#: block offset, first constraint row), −1 when the model has no such group.  A group
+#: fills a slot through its ``compiled_slot()`` (flexmbd.groups).
 SLOTS = ("spatial_bodies", "planar_bodies", "gravity_spatial", "gravity_planar", "springs_spatial",
-         "springs_planar", "points_spatial", "points_planar", "normalization", "dots_spatial", "dots_planar")
-(S_SB, S_PB, S_GS, S_GP, S_SS, S_SP, S_PS, S_PP, S_NO, S_DS, S_DP) = range(len(SLOTS))
+         "springs_planar", "points_spatial", "points_planar", "normalization", "dots_spatial", "dots_planar",
+         "torques_spatial", "torques_planar", "rotational_springs_spatial", "rotational_springs_planar")
+(S_SB, S_PB, S_GS, S_GP, S_SS, S_SP, S_PS, S_PP, S_NO, S_DS, S_DP, S_TS, S_TP, S_RS, S_RP) = range(len(SLOTS))
+#: slots with values that depend on time, and how many arrays they have (in ``tvals``, in this order)
+TIME_SLOTS = {"springs_spatial": 1, "springs_planar": 1, "points_spatial": 1, "points_planar": 1,
+              "dots_spatial": 2, "dots_planar": 2, "torques_spatial": 1, "torques_planar": 1,
+              "rotational_springs_spatial": 1, "rotational_springs_planar": 1}
 
 
 @njit(cache=True)
@@ -211,9 +262,10 @@ def _span(x, start, size):
 def evaluate_all(qe, ve, ae, lam, cM, cD, cK, scale, matrix, layout, vsize, bsize, vec, blk, phi, data, tvals):
     """Every group of a compiled system (``data``: the groups' constant arrays per slot,
     ``tvals``: their values at the current time) into vec, blk, phi.  Returns the
-    shortest spring length (0: a spring with an undefined direction)."""
-    sb, pb, gs, gp, ss, sp, ps, pp, no, ds, dp = data
-    fa_s, fa_p, s_s, s_p, w_ds, s_ds, w_dp, s_dp = tvals
+    shortest spring length (0: a spring with an undefined direction, or a rotational
+    spring with an undefined angle)."""
+    sb, pb, gs, gp, ss, sp, ps, pp, no, ds, dp, ts, tp, rs, rp = data
+    fa_s, fa_p, s_s, s_p, w_ds, s_ds, w_dp, s_dp, s_ts, s_tp, ta_rs, ta_rp = tvals
     hess = matrix and cK != 0.0
     shortest = np.inf
     if layout[S_SB, 0] >= 0:
@@ -235,6 +287,16 @@ def evaluate_all(qe, ve, ae, lam, cM, cD, cK, scale, matrix, layout, vsize, bsiz
         if layout[slot, 0] >= 0:
             point_loads(kcode, g[0], g[1], g[2], g[3] != 0, s, qe, scale, cK, matrix,
                         _span(vec, layout[slot, 0], vsize[slot]), _span(blk, layout[slot, 1], bsize[slot]))
+    for slot, kcode, g, s in ((S_TS, 1, ts, s_ts), (S_TP, 0, tp, s_tp)):
+        if layout[slot, 0] >= 0:
+            torque_loads(kcode, g[0], g[1], g[2] != 0, s, qe, scale, cK, matrix,
+                         _span(vec, layout[slot, 0], vsize[slot]), _span(blk, layout[slot, 1], bsize[slot]))
+    for slot, kcode, g, ta in ((S_RS, 1, rs, ta_rs), (S_RP, 0, rp, ta_rp)):
+        if layout[slot, 0] >= 0:
+            r2 = rotational_springs(kcode, g[0], g[1], g[2], g[3], g[4], g[5], g[6], ta, qe, ve, cD, cK, matrix,
+                                    _span(vec, layout[slot, 0], vsize[slot]), _span(blk, layout[slot, 1], bsize[slot]))
+            if r2 < 1e-300:
+                shortest = 0.0
     if layout[S_NO, 0] >= 0:
         n, r0 = no[0].shape[0], layout[S_NO, 3]
         normalization(no[0], qe, _span(lam, r0, n), cK, matrix, hess, _span(phi, r0, n),

@@ -183,7 +183,7 @@ class CompiledNewton:
         if code == k.CONVERGED:
             return NewtonOutcome(True, x, counts[0], norm, chk), q1, v1, a1
         if code == k.ZERO_LENGTH:
-            ca._raise_zero_length(sys.extend(q1), np.zeros(sys.n_ext), t1)
+            ca.raise_undefined(sys.extend(q1), np.zeros(sys.n_ext), t1)
         st.failures += 1
         self.status[0] = 0
         message = {k.NOT_FINITE: "residual is not finite", k.MAX_ITER: f"no convergence in {nw.max_iter} iterations",
