@@ -154,6 +154,11 @@ class Group:
         """Named per-element outputs, each an (n_el,) array."""
         return {}
 
+    def resolve_coupling(self, system) -> None:
+        """Set ``coupling_index`` (n_el, k): the global multiplier rows the forces depend on,
+        once the system has numbered its equations (``system.owner_equations``: element
+        name → rows).  Groups without such forces do nothing."""
+
     def compiled_slot(self) -> CompiledSlot:
         """The group's slot of the compiled assembly (``compiled_assembly.py``); raises
         :class:`Unsupported` with the reason if it has none."""

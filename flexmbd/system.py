@@ -138,6 +138,8 @@ class System:
         if redundancy == "remove":
             self._remove_redundant(rank_tolerance)
         self._index_constraints()
+        for g in self.groups:   # forces that depend on multipliers find their equations' rows
+            g.resolve_coupling(self)
         self._build_pattern()
         #: the whole evaluation in one compiled call when every group has a compiled slot
         #: (None: the generic path; ``assembly`` says which, and why)
@@ -293,6 +295,11 @@ class System:
         """Every group in evaluation order: inertia, forces, constraints."""
         return self.body_groups + self.force_groups + self.constraint_groups
 
+    @property
+    def coupled_groups(self):
+        """The groups whose forces depend on multipliers (with a coupling block ∂F/∂λ)."""
+        return [g for g in self.groups if g.coupling_index is not None]
+
     def _index_constraints(self):
         self.m = sum(len(g) for g in self.constraint_groups)
         self.constraint_offsets = np.cumsum([0] + [len(g) for g in self.constraint_groups])[:-1]
@@ -363,9 +370,10 @@ class System:
                       RedundantConstraintWarning, stacklevel=3)
 
     def projection_matrix(self, q, t):
-        """[[M, Φ_qᵀ], [Φ_q, 0]] at q: the Newton matrix with c_M = 1, c_D = c_K = 0 at rest."""
+        """[[M, Φ_qᵀ], [Φ_q, 0]] at q: the Newton matrix with c_M = 1, c_D = c_K = 0 at rest,
+        without the forces' dependence on multipliers."""
         zero = np.zeros(self.n)
-        return self.evaluate(q, zero, zero, np.zeros(self.m), t, cM=1.0, cD=0.0, cK=0.0)[2]
+        return self.evaluate(q, zero, zero, np.zeros(self.m), t, cM=1.0, cD=0.0, cK=0.0, coupling=False)[2]
 
     def _scatter_matrix(self, data):
         N = self.n + self.m
@@ -429,6 +437,13 @@ class System:
             rows = which[w][start[w]:start[w] + e]
             start[w] += e
             expand.append((base[w] + rows[:, None] * (w * w) + np.arange(w * w)).ravel())
+        for g in self.coupled_groups:    # ∂F/∂λ (upper right, at the multipliers' columns)
+            idx = coord(g.dof_index)
+            cols = self.n + np.asarray(g.coupling_index, dtype=np.int64)          # (n_el, k)
+            kk = np.where(idx[:, :, None] >= 0, idx[:, :, None].astype(np.int64) * N + cols[:, None, :], -1).ravel()
+            keys.append(kk)
+            expand.append(size + np.arange(kk.size))
+            size += kk.size
         for g, off in zip(self.constraint_groups, self.constraint_offsets):
             idx = coord(g.dof_index)
             r = np.broadcast_to((self.n + off + np.arange(len(g)))[:, None], idx.shape).astype(np.int64)
@@ -502,7 +517,7 @@ class System:
         return tangent_map([(kind, kind.tangent(delta[vi]), vi[:, 0]) for kind, _, vi in self._lie], self.n_ext)
 
     def evaluate(self, q, v, a, lam, t, *, cM=1.0, cD=0.0, cK=0.0, terms=frozenset(JACOBIAN_TERMS),
-                 load_factor=1.0, matrix=True, tangent=None):
+                 load_factor=1.0, matrix=True, tangent=None, coupling=True):
         """Residual F (n,), constraints Φ (m,) and, if asked, the Newton matrix
         (a dense array for small systems, else CSR with the fixed pattern).
 
@@ -510,7 +525,8 @@ class System:
         ∂F/∂q and Φ_q are derivatives along increments at q.  If q = q_b ⊕ Δ and the
         unknowns move Δ, pass ``tangent=Δ``: their columns are then multiplied by the
         tangent operator T(Δ) of Lie-group bodies, giving ∂/∂Δ exactly (no effect for
-        vector kinds).  Every group contributes through :meth:`flexmbd.groups.Group.contribute`;
+        vector kinds).  Forces that depend on multipliers add ∂F/∂λ to the upper right block
+        (``coupling=False`` leaves it out).  Every group contributes through :meth:`flexmbd.groups.Group.contribute`;
         contributions are concatenated in a fixed order and summed with one ``bincount``
         each for the vector and the matrix (index maps from the pattern).
         """
@@ -521,7 +537,8 @@ class System:
         ctx = EvalContext(qe, ve, ae, lam, t, cM, cD, cK, load_factor, matrix, terms,
                           self._tangent_maps(tangent) if matrix else None)
         Phi = np.empty(self.m)
-        vecs, blocks, jac_blocks = [], [], []
+        coupling_block = coupling
+        vecs, blocks, coupling, jac_blocks = [], [], [], []
         for g in self.groups:
             c = g.contribute(ctx)
             vecs.append(c.F.ravel())
@@ -529,11 +546,15 @@ class System:
                 Phi[g.first_row:g.first_row + len(g)] = c.phi
             if matrix:
                 blocks.append(c.B.ravel() if c.B is not None else np.zeros(g.dof_index.size * g.dof_index.shape[1]))
+                if g.coupling_index is not None:
+                    coupling.append(c.C.ravel() if c.C is not None and coupling_block else
+                                    np.zeros(g.dof_index.size * g.coupling_index.shape[1]))
                 if c.Jq is not None:
                     jac_blocks.append((c.Jq.ravel(), c.JqT.ravel()))
         F = np.bincount(self._vec_index, weights=np.concatenate(vecs), minlength=self.n + 1)[: self.n]
         if not matrix:
             return F, Phi, None
+        blocks += coupling            # ∂F/∂λ (upper right)
         for jl, ju in jac_blocks:
             blocks += [jl, ju]        # Φ_q T (lower left), Φ_qᵀ (upper right)
         return F, Phi, self._scatter_matrix(np.concatenate(blocks))
