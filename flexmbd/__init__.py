@@ -5,8 +5,10 @@ from .model import Model, ModelError
 from .rotations import quaternion_from_axis_angle
 from .solvers.integrators import HHT, GeneralizedAlpha, Newmark
 from .timefunctions import Constant, ConstantSpeed, Polynomial, Ramp, UserFunction
-
-__version__ = "0.1.0"
+from ._version import __version__
+from . import system, solvers, io  # noqa: F401,E402  (they provide the Model's analyses and results files)
+from .solvers import dynamics, kinematics, static  # noqa: F401,E402
+from .io import results_h5  # noqa: F401,E402
 
 __all__ = ["Model", "ModelError", "GROUND", "Newmark", "HHT", "GeneralizedAlpha", "Constant", "ConstantSpeed",
            "Polynomial", "Ramp", "UserFunction", "quaternion_from_axis_angle", "__version__"]

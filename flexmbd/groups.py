@@ -45,6 +45,34 @@ JACOBIAN_TERMS = ("inertia", "constraint_hessian", "force_stiffness", "force_dam
                   "sda_stiffness", "sda_damping")
 
 
+#: P1's Jacobian parts: M1 is everything but the spring-damper-actuator parts,
+#: M2 = "sda_stiffness" (∂Q/∂q), M3 = "sda_damping" (∂Q/∂q') (names: groups.JACOBIAN_TERMS).
+P1_PARTS = {"M1": {"inertia", "constraint_hessian", "force_stiffness", "force_damping"},
+            "M2": {"sda_stiffness"}, "M3": {"sda_damping"}}
+
+
+def jacobian_terms(spec) -> frozenset:
+    """Parse 'full', 'M1+M2', or an iterable of term names into a set of enabled terms."""
+    if spec is None or spec == "full":
+        return frozenset(JACOBIAN_TERMS)
+    if isinstance(spec, str):
+        parts = [s.strip() for s in spec.split("+")]
+        out = set()
+        for s in parts:
+            if s in P1_PARTS:
+                out |= P1_PARTS[s]
+            elif s in JACOBIAN_TERMS:
+                out.add(s)
+            else:
+                raise ValueError(f"unknown Jacobian part {s!r}: use M1, M2, M3 or {JACOBIAN_TERMS}")
+        return frozenset(out)
+    out = frozenset(spec)
+    bad = out - set(JACOBIAN_TERMS)
+    if bad:
+        raise ValueError(f"unknown Jacobian terms {sorted(bad)}; known: {JACOBIAN_TERMS}")
+    return out
+
+
 class Unsupported(Exception):
     """A group has no compiled part (the message says why)."""
 
@@ -295,6 +323,6 @@ def tangent_map(kinds_rows, n_ext: int):
     return right
 
 
-__all__ = ["JACOBIAN_TERMS", "EvalContext", "Contribution", "Group", "InertiaGroup", "ForceGroup",
+__all__ = ["JACOBIAN_TERMS", "P1_PARTS", "jacobian_terms", "EvalContext", "Contribution", "Group", "InertiaGroup", "ForceGroup",
            "ConstraintGroup", "Unsupported", "CompiledSlot", "tangent_map", "kernel_suffix", "int_array",
            "float_array"]

@@ -27,6 +27,7 @@ from .errors import ModelError
 from .ground import GROUND, Ground
 from .registry import Element, element_type
 from .rotations import quaternion_from_axis_angle
+from .services import service
 from .spec import SpecBase, validate, Vec3
 
 
@@ -277,27 +278,20 @@ class Model:
 
     # ------------------------------------------------------------ solving
     def freeze(self, **options):
-        """Fix the coordinate layout and sparsity pattern: a :class:`System`."""
-        from .system import System
-
-        return System(self, **options)
+        """Fix the coordinate layout and sparsity pattern: a :class:`~flexmbd.system.System`."""
+        return service("freeze")(self, **options)
 
     def simulate(self, t_end, h, **options):
         """Integrate the equations of motion; see :func:`flexmbd.solvers.dynamics.simulate`."""
-        from .solvers.dynamics import simulate
-
-        return simulate(self, t_end=t_end, h=h, **options)
+        return service("simulate")(self, t_end=t_end, h=h, **options)
 
     def static_equilibrium(self, **options):
-        from .solvers.static import static_equilibrium
-
-        return static_equilibrium(self, **options)
+        """Static equilibrium by load stepping; see :func:`flexmbd.solvers.static.static_equilibrium`."""
+        return service("static_equilibrium")(self, **options)
 
     def kinematics(self, times, **options):
         """Kinematic analysis of a fully driven mechanism; see :func:`flexmbd.solvers.kinematics.kinematic_analysis`."""
-        from .solvers.kinematics import kinematic_analysis
-
-        return kinematic_analysis(self, times, **options)
+        return service("kinematics")(self, times, **options)
 
 
 def _listing(model) -> str:

@@ -8,6 +8,7 @@ import numpy as np
 from .errors import ModelError
 from .ground import GROUND
 from .nodes import PLANAR
+from .services import service
 
 STAT_FIELDS = ("iterations", "refreshes", "factorizations", "seconds", "substeps")
 #: outputs every node has (:meth:`flexmbd.nodes.NodeKind.output`)
@@ -187,16 +188,13 @@ class Result:
     @classmethod
     def load(cls, path, model=None):
         """Read a results file written by ``flexmbd run`` or :meth:`save` (HDF5, see
-        docs/results-and-pictures.md); ``model`` (Model or System) enables every output."""
-        from .io.results_h5 import load_result
-
-        return load_result(path, model=model)
+        docs/results-and-pictures.md; :func:`flexmbd.io.results_h5.load_result`); ``model``
+        (Model or System) enables every output."""
+        return service("load_result")(path, model=model)
 
     def save(self, path, model_text=None, settings=None):
         """Write this result to an HDF5 file (the layout of :class:`flexmbd.io.results_h5.ResultWriter`)."""
-        from .io.results_h5 import save_result
-
-        return save_result(self, path, model_text=model_text, settings=settings)
+        return service("save_result")(self, path, model_text=model_text, settings=settings)
 
     def arrays(self, *names):
         """Plain NumPy arrays: ``{"t": t, name: output, ...}`` (all outputs if no names)."""

@@ -31,39 +31,12 @@ import scipy.sparse as sp
 
 from .compiled_assembly import compiled_assembly
 from .ground import GROUND
-from .groups import JACOBIAN_TERMS, EvalContext, tangent_map
+from .groups import JACOBIAN_TERMS, P1_PARTS, EvalContext, jacobian_terms, tangent_map  # noqa: F401
 from .nodes import KINDS
 from .linalg import DENSE_LIMIT
 from .errors import ModelError
 from .registry import builders
-
-#: P1's Jacobian parts: M1 is everything but the spring-damper-actuator parts,
-#: M2 = "sda_stiffness" (∂Q/∂q), M3 = "sda_damping" (∂Q/∂q') (names: groups.JACOBIAN_TERMS).
-P1_PARTS = {"M1": {"inertia", "constraint_hessian", "force_stiffness", "force_damping"},
-            "M2": {"sda_stiffness"}, "M3": {"sda_damping"}}
-
-
-def jacobian_terms(spec) -> frozenset:
-    """Parse 'full', 'M1+M2', or an iterable of term names into a set of enabled terms."""
-    if spec is None or spec == "full":
-        return frozenset(JACOBIAN_TERMS)
-    if isinstance(spec, str):
-        parts = [s.strip() for s in spec.split("+")]
-        out = set()
-        for s in parts:
-            if s in P1_PARTS:
-                out |= P1_PARTS[s]
-            elif s in JACOBIAN_TERMS:
-                out.add(s)
-            else:
-                raise ValueError(f"unknown Jacobian part {s!r}: use M1, M2, M3 or {JACOBIAN_TERMS}")
-        return frozenset(out)
-    out = frozenset(spec)
-    bad = out - set(JACOBIAN_TERMS)
-    if bad:
-        raise ValueError(f"unknown Jacobian terms {sorted(bad)}; known: {JACOBIAN_TERMS}")
-    return out
-
+from .services import provide
 
 #: every kind, in the order of their ground slots in the extended vectors
 KIND_ORDER = tuple(KINDS.values())
@@ -649,3 +622,5 @@ def _gram_has_full_rank(unit_rows, tol):
 
 class RedundantConstraintWarning(UserWarning):
     pass
+
+provide("freeze", System)

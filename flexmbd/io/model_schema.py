@@ -171,7 +171,7 @@ class Solver(_Base):
     def _jacobian(cls, v):
         if v == "fd":
             return v
-        from ..system import jacobian_terms
+        from ..groups import jacobian_terms
 
         try:
             jacobian_terms(v)
@@ -215,7 +215,7 @@ class StaticSolver(_Base):
     @field_validator("jacobian")
     @classmethod
     def _jacobian(cls, v):
-        from ..system import jacobian_terms
+        from ..groups import jacobian_terms
 
         try:
             jacobian_terms(v)

@@ -38,6 +38,7 @@ import numpy as np
 from ..bodies.rigid import box_half_extents  # noqa: F401  (pictures use it from here)
 from ..nodes import kind_from_key
 from ..results import NODE_OUTPUTS, STAT_FIELDS, Result
+from ..services import provide
 
 FORMAT = "flexmbd-results"
 FORMAT_VERSION = 1
@@ -76,7 +77,7 @@ def flexmbd_version():
     try:
         return version("flexmbd")
     except PackageNotFoundError:
-        from .. import __version__
+        from .._version import __version__
 
         return __version__
 
@@ -846,3 +847,6 @@ def _config_offsets(layout):
     """Configuration-space offsets of the bodies (files written before they were stored:
     the velocity-space offsets, which were the same)."""
     return layout.get("body_config_offsets", layout["body_offsets"])
+
+provide("save_result", save_result)
+provide("load_result", load_result)

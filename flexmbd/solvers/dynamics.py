@@ -23,6 +23,7 @@ from ..system import JACOBIAN_TERMS, freeze_reporting, jacobian_terms
 from .initial import assemble_positions, consistent_accelerations, project_velocities
 from .integrators import Newmark, integrator_from_name
 from ..linalg import LinearSolver
+from ..services import provide
 from .newton import NewtonOutcome, NewtonSolver, _same_key
 
 
@@ -309,3 +310,5 @@ def _advance(stepper, state, h, depth, max_halvings):
     mid, n1 = _advance(stepper, state, h / 2, depth + 1, max_halvings)
     end, n2 = _advance(stepper, mid, h / 2, depth + 1, max_halvings)
     return end, n1 + n2
+
+provide("simulate", simulate)

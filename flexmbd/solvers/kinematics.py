@@ -25,8 +25,9 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from ..linalg import DENSE_LIMIT
-from ..model import ModelError
+from ..errors import ModelError
 from ..results import Result
+from ..services import provide
 from ..system import freeze_reporting
 from .dynamics import StepState
 
@@ -195,3 +196,5 @@ def _blame(system, Phi, Jq):
     rows = [i for i in np.argsort(-np.abs(u)) if abs(u[i]) > 0.2 * np.abs(u).max()][:4]
     return ("the equations becoming dependent (smallest singular value "
             f"{sv[-1]:.2g}): " + "; ".join(system.describe_row(n + i) for i in rows))
+
+provide("kinematics", kinematic_analysis)

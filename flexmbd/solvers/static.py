@@ -32,6 +32,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from ..results import Result
+from ..services import provide
 from ..system import freeze_reporting, jacobian_terms
 from .dynamics import StepState
 from .initial import AssemblyError, assemble_positions
@@ -204,3 +205,5 @@ def _failure_message(system, residual, out, k, s, cuts):
                 f"{names}: a mechanism degree of freedom held by no spring, or the spring stiffness "
                 "left out of the Jacobian")
     return msg
+
+provide("static_equilibrium", static_equilibrium)
