@@ -344,8 +344,9 @@ class Model:
 
         return System(self, **options)
 
-    def simulate(self, t_end, h, **options):
-        """Integrate the equations of motion; see :func:`flexmbd.solvers.dynamics.simulate`."""
+    def simulate(self, t_end=None, h=None, **options):
+        """Integrate the equations of motion; see :func:`flexmbd.solvers.dynamics.simulate`
+        (the settings: keyword arguments, or ``settings=DynamicSettings(...)``)."""
         from .solvers.dynamics import simulate
 
         return simulate(self, t_end=t_end, h=h, **options)
