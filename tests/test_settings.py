@@ -2,6 +2,7 @@
 one definition, validated once, the same run whichever way the settings are given."""
 import json
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -182,4 +183,55 @@ def test_simulate_and_relax_report_the_halvings_they_always_reported():
             rel = relax(t.model, h=h, damping="kinetic", max_iter=max_iter, max_steps=20, max_halvings=max_halvings)
             assert not rel.converged and rel.steps == 0 and "Newton failed at t = 0 s" in rel.message
             assert rel.halvings == halvings, (max_iter, h, max_halvings)
+
+
+# ---------------------------------------------------------------- model files
+
+
+def test_solver_sections_of_the_schema_are_the_settings_fields():
+    """The ``solver:`` keys, order, defaults, descriptions and bounds come from the dataclasses."""
+    import dataclasses
+
+    from flexmbd.io import model_schema as S
+
+    for section, cls in ((S.Solver, DynamicSettings), (S.StaticSolver, StaticSettings)):
+        props = section.model_json_schema()["properties"]
+        fields = cls.file_fields()
+        assert list(props) == ["analysis", *[f.name for f in fields], "redundancy"]
+        for f in fields:
+            about = f.metadata["setting"]
+            assert props[f.name]["description"] == about.doc
+            if f.default is dataclasses.MISSING:
+                assert f.name in section.model_json_schema()["required"]
+            elif f.name != "integrator":
+                assert props[f.name]["default"] == f.default, f.name
+            for key, bound in (("exclusiveMinimum", about.gt), ("minimum", about.ge), ("maximum", about.le)):
+                assert props[f.name].get(key) == bound, (f.name, key)
+    assert S.Solver.model_json_schema()["properties"]["integrator"]["default"] == "newmark"
+    assert {f.name for f in DynamicSettings.file_fields()} == set(DynamicSettings.hints()) - {
+        "FOR", "t_start", "project_velocities"}
+
+
+SLIDER = Path(fm.__file__).parent / "models" / "slider-crank-sda.yaml"
+
+
+@pytest.mark.parametrize("line,key,text", [
+    ("  jacobian: M4\n", "solver.jacobian", "unknown Jacobian part 'M4'"),
+    ("  tol: -1.0\n", "solver.tol", "must be > 0"),
+    ("  max_halvings: 21\n", "solver.max_halvings", "must be ≤ 20"),
+    ("  linear_solver: lu\n", "solver.linear_solver", "'auto'"),
+    ("  h: 2.0\n", "solver.h", "the step h = 2 s is longer than the run (t_end = 1 s)"),
+])
+def test_model_file_setting_errors_name_file_line_and_key(line, key, text):
+    from flexmbd.io.model_file import ModelFileError, load_model_text
+
+    src = SLIDER.read_text(encoding="utf-8").replace("  h: 0.01\n", "").replace("  tol: 1.0e-7\n", "")
+    src = src.replace("  max_iter: 25\n", "  max_iter: 25\n" + line)
+    if "h:" not in line:
+        src = src.replace("  t_end: 1.0\n", "  t_end: 1.0\n  h: 0.01\n")
+    with pytest.raises(ModelFileError) as info:
+        load_model_text(src, "m.yaml")
+    msg = str(info.value)
+    row = src.splitlines().index(line.rstrip("\n")) + 1
+    assert info.value.key == key and text in msg and msg.startswith(f"m.yaml:{row}: {key}: "), msg
 
