@@ -235,3 +235,113 @@ def test_model_file_setting_errors_name_file_line_and_key(line, key, text):
     row = src.splitlines().index(line.rstrip("\n")) + 1
     assert info.value.key == key and text in msg and msg.startswith(f"m.yaml:{row}: {key}: "), msg
 
+
+# ---------------------------------------------------------------- results files and --resume
+
+#: The settings attribute exactly as results files of format_version 1 written before the
+#: settings dataclass hold it (flexmbd run -o, driven-crank, --integrator hht:0.9), with tol 1e-9.
+OLD_SETTINGS = ('{"t_end": 0.1, "h": 0.005, "integrator": {"name": "hht", "rho_inf": 0.9}, "tol": 1e-09, '
+                '"max_iter": 25, "jacobian": "full", "refresh": "newton", "convergence": "residual", '
+                '"max_halvings": 4, "linear_solver": "auto", "assemble": true, "t_start": 0.0, '
+                '"redundancy": "remove", "outputs": ["motor.torque", "spring.force", "block.position"]}')
+
+
+def _driven_crank(tmp_path, solver):
+    from flexmbd.cli import main
+
+    path = tmp_path / "dc.yaml"
+    assert main(["example", "driven-crank", "--dump", str(path)]) == 0
+    text = path.read_text(encoding="utf-8")
+    old = text[text.index("solver:"):text.index("outputs:")]
+    path.write_text(text.replace(old, solver + "\n"), encoding="utf-8")
+    return path
+
+
+def _same_run(a, b):
+    for k in ("t", "q", "v", "qdd", "a", "lam"):
+        assert np.array_equal(getattr(a, k), getattr(b, k)), k
+    assert np.array_equal(a.stats["iterations"], b.stats["iterations"])
+
+
+def test_settings_round_trip_through_a_results_file_and_resume(tmp_path, capsys):
+    """The file's settings are stored whole; a crashed run resumed with ``--resume`` uses
+    them (HHT 0.9, tol 1e-9: not the defaults) and equals the uninterrupted run."""
+    pytest.importorskip("h5py")
+    from flexmbd.cli import main
+    from flexmbd.io.model_file import load_model_file
+    from flexmbd.io.model_run import writer_settings
+    from flexmbd.io.results_h5 import ResultWriter, load_result, stored_settings
+    from flexmbd.solvers.dynamics import simulate
+
+    yaml = _driven_crank(tmp_path, "solver:\n  t_end: 0.1\n  h: 0.005\n  integrator: {type: hht, rho_inf: 0.9}\n"
+                                   "  tol: 1.0e-9\n  max_halvings: 2\n  linear_solver: dense")
+    loaded = load_model_file(yaml)
+    s = loaded.simulate_settings()
+    assert s == DynamicSettings(t_end=0.1, h=0.005, integrator=fm.HHT(0.9), tol=1e-9, max_halvings=2,
+                                linear_solver="dense")
+    full = tmp_path / "full.h5"
+    assert main(["run", str(yaml), "-o", str(full), "--quiet"]) == 0
+    stored = load_result(full).settings
+    assert stored["outputs"] == list(loaded.spec.outputs) and stored["redundancy"] == "remove"
+    assert stored_settings(full, stored) == s
+
+    part = tmp_path / "part.h5"
+    system = loaded.freeze()
+    w = ResultWriter(part, system, loaded.text, writer_settings(loaded), chunk=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        simulate(loaded.model, settings=s.replace(t_end=0.05), system=system, on_step=w.on_step)
+    w.file.close()  # never closed by the writer: a crash after the last flush
+    assert len(load_result(part).t) == 8
+    capsys.readouterr()
+    assert main(["run", str(yaml), "--resume", str(part), "--quiet"]) == 0
+    a, b = load_result(part), load_result(full)
+    assert a.status == "completed" and len(a.t) == 21
+    _same_run(a, b)
+    assert stored_settings(part, a.settings) == s
+
+
+def test_settings_of_an_older_results_file_still_resume(tmp_path):
+    """A format_version 1 file whose settings were written before the dataclass (no
+    project_velocities key) resumes with them: HHT 0.9 and tol 1e-9 are used."""
+    pytest.importorskip("h5py")
+    from flexmbd.io.model_file import load_model_file
+    from flexmbd.io.results_h5 import ResultWriter, resume_run
+    from flexmbd.solvers.dynamics import simulate
+
+    yaml = _driven_crank(tmp_path, "solver:\n  t_end: 0.1\n  h: 0.005")
+    loaded = load_model_file(yaml)
+    system = loaded.freeze()
+    ref_settings = DynamicSettings(t_end=0.1, h=0.005, integrator=fm.HHT(0.9), tol=1e-9)
+    part = tmp_path / "old.h5"
+    w = ResultWriter(part, system, loaded.text, chunk=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        simulate(loaded.model, settings=ref_settings.replace(t_end=0.05), system=system, on_step=w.on_step)
+        w.file.attrs["settings"] = OLD_SETTINGS
+        w.file.close()
+        res = resume_run(part, model=loaded.model)
+        ref = simulate(loaded.model, settings=ref_settings, system=system)
+    assert res.status == "completed"
+    _same_run(res, ref)
+    # the defaults would have given another run
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        other = simulate(loaded.model, t_end=0.1, h=0.005, system=system)
+    assert not np.array_equal(other.q, ref.q)
+
+
+def test_static_settings_stored_and_not_resumed(tmp_path):
+    pytest.importorskip("h5py")
+    from flexmbd.cli import main
+    from flexmbd.io.model_file import load_model_file
+    from flexmbd.io.results_h5 import ResultsFileError, load_result, resume_run
+
+    cantilever = SLIDER.parent / "p3-cantilever.yaml"
+    out = tmp_path / "c.h5"
+    assert main(["run", str(cantilever), "-o", str(out), "--quiet"]) == 0
+    stored = load_result(out).settings
+    assert stored["analysis"] == "static"
+    assert StaticSettings.from_json(stored) == load_model_file(cantilever).static_settings()
+    with pytest.raises(ResultsFileError, match="static analysis, which is not resumed"):
+        resume_run(out)
