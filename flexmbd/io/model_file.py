@@ -278,7 +278,7 @@ def _error_message(err, data):
         return path, f"{msg}; got {_describe(inp)}"
     if typ in ("inertia", "refresh", "shear_factor"):
         return path, f"{msg}; got {_describe(inp)}"
-    if typ in ("solver_setting", "section_value", "no_bodies"):
+    if typ in ("solver_h", "section_value", "no_bodies"):
         return path + (ctx["key"],), msg
     if typ in ("value_error", "assertion_error"):
         m = msg.split(", ", 1)[1] if msg.startswith(("Value error, ", "Assertion failed, ")) else msg

@@ -849,7 +849,8 @@ class _SolverSection(_Base):
         try:
             self.settings()
         except SettingError as exc:
-            raise PydanticCustomError("solver_setting", "{message}", {"message": exc.reason, "key": exc.key}) from None
+            # error type "solver_h": the loader's type for a solver error located at one key
+            raise PydanticCustomError("solver_h", "{message}", {"message": exc.reason, "key": exc.key}) from None
         return self
 
 
@@ -884,7 +885,7 @@ class _DynamicSection(_SolverSection):
     def _steps(self):
         n = self.t_end / self.h
         if n > MAX_STEPS:
-            raise PydanticCustomError("solver_setting", "t_end / h = {n} steps is more than the limit of {m}",
+            raise PydanticCustomError("solver_h", "t_end / h = {n} steps is more than the limit of {m}",
                                       {"n": f"{n:.3g}", "m": f"{MAX_STEPS:.0e}", "key": "h"})
         return self
 
