@@ -281,8 +281,9 @@ class Model:
         """Fix the coordinate layout and sparsity pattern: a :class:`~flexmbd.system.System`."""
         return service("freeze")(self, **options)
 
-    def simulate(self, t_end, h, **options):
-        """Integrate the equations of motion; see :func:`flexmbd.solvers.dynamics.simulate`."""
+    def simulate(self, t_end=None, h=None, **options):
+        """Integrate the equations of motion; see :func:`flexmbd.solvers.dynamics.simulate`
+        (the settings: keyword arguments, or ``settings=DynamicSettings(...)``)."""
         return service("simulate")(self, t_end=t_end, h=h, **options)
 
     def static_equilibrium(self, **options):

@@ -2,7 +2,7 @@
 
     loaded = load_model_file("slider_crank.yaml")       # or load_model_text(text)
     system = loaded.freeze()                             # redundancy warnings mapped to keys
-    res = loaded.model.simulate(**loaded.simulate_options(), system=system)
+    res = loaded.model.simulate(settings=loaded.simulate_settings(), system=system)
 
 Every problem is raised as one :class:`ModelFileError` naming the file, the line and the
 key path (``bodies[2].inertia``); problems the engine finds later (a ModelError while
@@ -33,6 +33,7 @@ from ..model import Model, ModelError
 from ..registry import SECTIONS, element_type
 from ..spec import DumpError, describe as _describe, did_you_mean as _did_you_mean, error_message as _error_message, \
     format_key as format_path, is_time_function_field, time_function  # noqa: F401
+from ..solvers.settings import DynamicSettings, StaticSettings
 from . import model_schema as S
 
 #: Largest model file read, and largest number of values after expanding YAML aliases.
@@ -272,24 +273,28 @@ class LoadedModel:
         return self.error(prefix + msg, path)
 
     # ------------------------------------------------------------ solving
-    def static_options(self) -> dict:
-        """Keyword arguments for :func:`flexmbd.solvers.static.static_equilibrium`."""
-        s = self.spec.solver
+    def static_settings(self) -> StaticSettings:
+        """The :class:`~flexmbd.solvers.settings.StaticSettings` of the ``solver:`` section."""
         if not self.static:
             raise self.error("the model file asks for a dynamic analysis (solver.analysis: dynamic)", ("solver",))
-        return dict(load_steps=s.load_steps, tol=s.tol, max_iter=s.max_iter, jacobian=s.jacobian, time=s.time,
-                    max_cuts=s.max_cuts, assemble=s.assemble, linear_solver=s.linear_solver,
-                    convergence=s.convergence)
+        return self.spec.solver.settings()
 
-    def simulate_options(self) -> dict:
-        """Keyword arguments for :func:`flexmbd.solvers.dynamics.simulate`."""
-        s = self.spec.solver
+    def simulate_settings(self) -> DynamicSettings:
+        """The :class:`~flexmbd.solvers.settings.DynamicSettings` of the ``solver:`` section."""
         if self.static:
             raise self.error("the model file asks for a static analysis (solver.analysis: static); "
-                             "use static_options()", ("solver", "analysis"))
-        return dict(t_end=s.t_end, h=s.h, integrator=make_integrator(s.integrator), tol=s.tol, max_iter=s.max_iter,
-                    jacobian=s.jacobian, refresh=s.refresh, convergence=s.convergence,
-                    max_halvings=s.max_halvings, linear_solver=s.linear_solver, assemble=s.assemble)
+                             "use static_settings()", ("solver", "analysis"))
+        return self.spec.solver.settings()
+
+    def static_options(self) -> dict:
+        """Keyword arguments for :func:`flexmbd.solvers.static.static_equilibrium`
+        (:meth:`static_settings` as a dict)."""
+        return self.static_settings().kwargs()
+
+    def simulate_options(self) -> dict:
+        """Keyword arguments for :func:`flexmbd.solvers.dynamics.simulate`
+        (:meth:`simulate_settings` as a dict)."""
+        return self.simulate_settings().kwargs()
 
     def freeze(self):
         """Freeze the model: ModelErrors are mapped to keys, redundancy warnings recorded."""
@@ -374,19 +379,27 @@ class LoadedModel:
 
 
 def make_integrator(spec):
-    from ..solvers.integrators import HHT, GeneralizedAlpha, Newmark, integrator_from_name
+    """The integrator object of a validated ``solver.integrator`` (a name or a mapping)."""
+    from ..solvers.integrators import integrator_from_name
 
-    if isinstance(spec, str):
-        return integrator_from_name(spec)
-    if isinstance(spec, S.NewmarkSpec):
-        return Newmark(spec.beta, spec.gamma)
-    if isinstance(spec, S.HHTSpec):
-        return HHT(spec.rho_inf)
-    return GeneralizedAlpha(spec.rho_inf)
+    return integrator_from_name(spec) if isinstance(spec, str) else spec.build()
 
 
-def apply_overrides(data, t_end=None, h=None, integrator=None):
-    """Command-line solver settings into the raw data; returns {key path: option}."""
+def override_option(key: str) -> str:
+    """The command-line option that overrides ``solver.KEY`` (``t_end`` → ``--t-end``)."""
+    return "--" + key.replace("_", "-")
+
+
+def apply_overrides(data, **settings):
+    """Command-line solver settings (keys of the dynamic ``solver:`` section, in their file
+    form; None: not given) into the raw data; returns {key path: option}."""
+    from ..solvers.settings import DynamicSettings
+
+    given = {k: v for k, v in settings.items() if v is not None}
+    known = {f.name for f in DynamicSettings.file_fields()}
+    for k in given:
+        if k not in known:
+            raise TypeError(f"no command-line override for the setting {k!r}")
     out = {}
     if not isinstance(data, dict):
         return out
@@ -395,20 +408,12 @@ def apply_overrides(data, t_end=None, h=None, integrator=None):
         solver = data["solver"] = {}
     if not isinstance(solver, dict):
         return out
-    if solver.get("analysis") == "static":
-        for opt, given in (("--t-end", t_end), ("--h", h), ("--integrator", integrator)):
-            if given is not None:
-                raise ModelFileError("does not apply: the model file asks for a static analysis "
-                                     "(solver.analysis: static)", origin=opt)
-    if t_end is not None:
-        solver["t_end"] = t_end
-        out[("solver", "t_end")] = "--t-end"
-    if h is not None:
-        solver["h"] = h
-        out[("solver", "h")] = "--h"
-    if integrator is not None:
-        solver["integrator"] = integrator
-        out[("solver", "integrator")] = "--integrator"
+    if solver.get("analysis") == "static" and given:
+        raise ModelFileError("does not apply: the model file asks for a static analysis "
+                             "(solver.analysis: static)", origin=override_option(next(iter(given))))
+    for k, v in given.items():
+        solver[k] = v
+        out[("solver", k)] = override_option(k)
     return out
 
 
@@ -439,8 +444,9 @@ def load_model_text(text: str, file: str | None = None, fmt: str | None = None, 
 
 
 def load_model_file(path, **overrides) -> LoadedModel:
-    """Load a .yaml/.yml/.json model file.  ``overrides``: t_end, h, integrator (their
-    errors are reported against the command-line option rather than the file)."""
+    """Load a .yaml/.yml/.json model file.  ``overrides``: keys of the dynamic ``solver:``
+    section, such as t_end, h, integrator (their errors are reported against the
+    command-line option, ``--t-end`` …, rather than the file)."""
     text = read_file(path)
     return load_model_text(text, str(path), **overrides)
 

@@ -137,13 +137,13 @@ def prepare(path, t_end=None, h=None, integrator=None) -> tuple:
 
 
 def writer_settings(loaded: LoadedModel) -> dict:
-    """The solver settings handed to the results writer (simulate's keyword arguments;
-    for a static analysis, static_equilibrium's with ``analysis = "static"``)."""
+    """The solver settings handed to the results writer: the settings object's JSON form
+    (:meth:`~flexmbd.solvers.settings.Settings.to_json`; a static analysis with
+    ``analysis = "static"``), the model file's ``redundancy`` and ``outputs``."""
     if loaded.static:
-        opts = {"analysis": "static", **loaded.static_options()}
+        opts = {"analysis": "static", **loaded.static_settings().to_json()}
     else:
-        opts = loaded.simulate_options()
-        opts["t_start"] = 0.0
+        opts = loaded.simulate_settings().to_json()
     opts["redundancy"] = loaded.spec.solver.redundancy
     opts["outputs"] = list(loaded.spec.outputs)
     return opts
@@ -172,11 +172,11 @@ def run_model(path, output=None, t_end=None, h=None, integrator=None, quiet=Fals
     created = writer is not None
     if loaded.static:
         return _run_static(loaded, system, writer, output, quiet, stdout)
-    opts = loaded.simulate_options()
+    settings = loaded.simulate_settings()
 
     tty = hasattr(stderr, "isatty") and stderr.isatty()
-    progress = Progress(opts["t_end"], stderr, enabled=tty and not quiet, delay=progress_delay)
-    mirror = Result(system, opts["integrator"], opts["h"])
+    progress = Progress(settings.t_end, stderr, enabled=tty and not quiet, delay=progress_delay)
+    mirror = Result(system, settings.integrator, settings.h)
     stop = _StopFlag()
 
     def on_step(state, stats):
@@ -190,7 +190,7 @@ def run_model(path, output=None, t_end=None, h=None, integrator=None, quiet=Fals
         with stop, warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")  # redundancy is reported above; numpy overflow shows as a failure
             try:
-                res = simulate(loaded.model, system=system, on_step=on_step, progress=progress, **opts)
+                res = simulate(loaded.model, settings=settings, system=system, on_step=on_step, progress=progress)
             except KeyboardInterrupt:
                 failure = ("interrupted (Ctrl-C)", 130)
                 res = None
@@ -267,7 +267,7 @@ def _run_static(loaded, system, writer, output, quiet, stdout) -> RunOutcome:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
             try:
-                res = static_equilibrium(loaded.model, system=system, **loaded.static_options())
+                res = static_equilibrium(loaded.model, settings=loaded.static_settings(), system=system)
             except Exception as exc:  # noqa: BLE001 - reported as one paragraph
                 _, msg = loaded.annotate(" ".join(str(exc).split()) or type(exc).__name__)
                 message = f"the static analysis stopped: {msg}"

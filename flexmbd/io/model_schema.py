@@ -14,13 +14,15 @@ from it.
 """
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+import dataclasses
+from typing import Annotated, ClassVar, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, StringConstraints, Tag, create_model, \
-    field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, StringConstraints, Tag, create_model, model_validator
 from pydantic_core import PydanticCustomError
 
 from ..registry import SECTIONS, element_types
+from ..solvers.integrators import HHT, GeneralizedAlpha, Newmark
+from ..solvers.settings import DynamicSettings, SettingError, Settings, StaticSettings
 from ..spec import (TF_TYPES, UNION_ERRORS, UNION_KEYS, ConstantSpeedTF, ConstantTF, PolynomialTF, RampTF, SpecBase,  # noqa: F401
                     Vec3, check_inertia)
 
@@ -78,6 +80,9 @@ class NewmarkSpec(_Base):
     beta: float = Field(0.25, gt=0, description="β")
     gamma: float = Field(0.5, ge=0.5, description="γ")
 
+    def build(self) -> Newmark:
+        return Newmark(self.beta, self.gamma)
+
 
 class HHTSpec(_Base):
     """HHT-α."""
@@ -87,6 +92,9 @@ class HHTSpec(_Base):
     type: Literal["hht"]
     rho_inf: float = Field(0.8, ge=0.5, le=1.0, description="spectral radius at infinite frequency, ½ ≤ ρ∞ ≤ 1")
 
+    def build(self) -> HHT:
+        return HHT(self.rho_inf)
+
 
 class GeneralizedAlphaSpec(_Base):
     """Generalized-α (Chung & Hulbert)."""
@@ -95,6 +103,9 @@ class GeneralizedAlphaSpec(_Base):
 
     type: Literal["generalized-alpha"]
     rho_inf: float = Field(0.8, ge=0.0, le=1.0, description="spectral radius at infinite frequency, 0 ≤ ρ∞ ≤ 1")
+
+    def build(self) -> GeneralizedAlpha:
+        return GeneralizedAlpha(self.rho_inf)
 
 
 INTEGRATOR_TYPES = {"newmark": NewmarkSpec, "hht": HHTSpec, "generalized-alpha": GeneralizedAlphaSpec}
@@ -132,8 +143,6 @@ def _refresh_tag(v):
 
 #: flexmbd.linalg.METHODS ('klu' and 'umfpack' need the optional package kvxopt)
 LinearSolverName = Literal["auto", "dense", "banded", "superlu", "klu", "umfpack"]
-LINEAR_SOLVER_DESCRIPTION = ("linear solver of the Newton matrix: auto (chosen from the sparsity pattern), dense, "
-                             "banded, superlu, or klu / umfpack (need the package kvxopt)")
 
 Refresh = Annotated[
     Union[Annotated[Literal["newton", "step"], Tag("<policy>")], Annotated[int, Field(ge=1), Tag("<every>")]],
@@ -144,46 +153,69 @@ Refresh = Annotated[
 #: Longest run a model file may ask for, in steps.
 MAX_STEPS = 10_000_000
 
+#: The file's form of the settings whose Python form is not a plain number, flag or choice
+#: (an integrator object, a set of Jacobian terms); every other key takes the type of its
+#: field in flexmbd/solvers/settings.py.
+_FILE_TYPES = {"integrator": Integrator, "refresh": Refresh, "linear_solver": LinearSolverName,
+               "jacobian": Annotated[str, Field(max_length=200)]}
 
-class Solver(_Base):
+_REDUNDANCY_DESCRIPTION = "remove redundant constraint equations (with a warning) or keep them"
+
+
+class _SolverSection(_Base):
+    """A ``solver:`` section: its keys are the ``in_file`` fields of :attr:`SETTINGS`
+    (flexmbd/solvers/settings.py) plus ``analysis`` and ``redundancy``; it is valid when
+    the settings dataclass accepts its values."""
+
+    SETTINGS: ClassVar[type]
+
+    def settings(self) -> Settings:
+        """The solver settings (a :class:`~flexmbd.solvers.settings.DynamicSettings` or
+        :class:`~flexmbd.solvers.settings.StaticSettings`)."""
+        kw = {f.name: getattr(self, f.name) for f in self.SETTINGS.file_fields()}
+        if "integrator" in kw and isinstance(kw["integrator"], BaseModel):
+            kw["integrator"] = kw["integrator"].build()
+        return self.SETTINGS(**kw)
+
+    @model_validator(mode="after")
+    def _settings(self):
+        try:
+            self.settings()
+        except SettingError as exc:
+            # error type "solver_h": the loader's type for a solver error located at one key
+            raise PydanticCustomError("solver_h", "{message}", {"message": exc.reason, "key": exc.key}) from None
+        return self
+
+
+def _file_value(v):
+    """A setting's default in its file form."""
+    if hasattr(v, "coefficients"):
+        return v.name if v == type(v)() else {"type": v.name, **{k: getattr(v, k) for k in type(v).__dataclass_fields__}}
+    return v
+
+
+def _solver_model(name: str, base: type, analysis) -> type:
+    """The pydantic model of a ``solver:`` section, generated from the fields of
+    ``base.SETTINGS``: same keys, order, defaults, descriptions and bounds."""
+    hints = base.SETTINGS.hints()
+    fields = {"analysis": analysis}
+    for f in base.SETTINGS.file_fields():
+        about = f.metadata["setting"]
+        default = ... if f.default is dataclasses.MISSING else _file_value(f.default)
+        fields[f.name] = (_FILE_TYPES.get(f.name, hints[f.name]),
+                          Field(default, description=about.doc, gt=about.gt, ge=about.ge, le=about.le))
+    fields["redundancy"] = (Literal["remove", "keep"], Field("remove", description=_REDUNDANCY_DESCRIPTION))
+    return create_model(name, __base__=base, __doc__=base.__doc__, __module__=__name__, **fields)
+
+
+class _DynamicSection(_SolverSection):
     """Time integration settings (see docs/user-guide.md, "Solver options")."""
 
     model_config = ConfigDict(title="Solver")
-
-    analysis: Literal["dynamic"] = Field("dynamic", description="dynamic (time integration) or static "
-                                                                 "(see Solver: static)")
-    t_end: float = Field(gt=0, description="end time [s] (the run starts at t = 0)")
-    h: float = Field(gt=0, description="time step [s]")
-    integrator: Integrator = Field("newmark", description="a name (newmark, hht, generalized-alpha), or a mapping with type and parameters")
-    tol: float = Field(1e-7, gt=0, description="Newton tolerance on the 2-norm of the residual")
-    max_iter: int = Field(25, ge=1, le=10000, description="Newton iterations per step before the step is halved")
-    jacobian: str = Field("full", max_length=200, description='Newton matrix: "full", P1 parts such as "M1+M2", or "fd"')
-    refresh: Refresh = Field(
-        "newton", description="Jacobian refresh: newton (every iteration), step (once a step), or an integer i")
-    convergence: Literal["residual", "increment"] = Field("residual", description="Newton convergence test")
-    max_halvings: int = Field(4, ge=0, le=20, description="times a failed step is halved before the run stops")
-    linear_solver: LinearSolverName = Field("auto", description=LINEAR_SOLVER_DESCRIPTION)
-    assemble: bool = Field(True, description="assemble the initial configuration (project positions and velocities onto the constraints)")
-    redundancy: Literal["remove", "keep"] = Field("remove", description="remove redundant constraint equations (with a warning) or keep them")
-
-    @field_validator("jacobian")
-    @classmethod
-    def _jacobian(cls, v):
-        if v == "fd":
-            return v
-        from ..groups import jacobian_terms
-
-        try:
-            jacobian_terms(v)
-        except ValueError as exc:
-            raise ValueError(str(exc)) from None
-        return v
+    SETTINGS: ClassVar[type] = DynamicSettings
 
     @model_validator(mode="after")
     def _steps(self):
-        if self.h > self.t_end:
-            raise PydanticCustomError("solver_h", "the step h = {h} s is longer than the run (t_end = {t} s)",
-                                      {"h": f"{self.h:g}", "t": f"{self.t_end:g}", "key": "h"})
         n = self.t_end / self.h
         if n > MAX_STEPS:
             raise PydanticCustomError("solver_h", "t_end / h = {n} steps is more than the limit of {m}",
@@ -191,37 +223,18 @@ class Solver(_Base):
         return self
 
 
-class StaticSolver(_Base):
+class _StaticSection(_SolverSection):
     """Static equilibrium under the loads, reached in ``load_steps`` equal increments of the
     load factor (Newton-Raphson; see docs/solvers-static-kinematic.md).  Results are one row
     per load step; in the results file ``t`` holds the load factor."""
 
     model_config = ConfigDict(title="Solver: static")
+    SETTINGS: ClassVar[type] = StaticSettings
 
-    analysis: Literal["static"] = Field(description="static")
-    load_steps: int = Field(10, ge=1, le=100000, description="load increments from 0 to the full load")
-    tol: float = Field(1e-7, gt=0, description="Newton tolerance (see convergence)")
-    convergence: Literal["residual", "increment"] = Field(
-        "residual", description="Newton convergence test: 2-norm of the residual, or of the Newton increment "
-                                "(for stiff structures such as beams)")
-    max_iter: int = Field(50, ge=1, le=10000, description="Newton iterations per load step before it is halved")
-    max_cuts: int = Field(4, ge=0, le=20, description="times a failed load step is halved before the analysis stops")
-    jacobian: str = Field("full", max_length=200, description='Newton matrix: "full" or P1 parts such as "M1+M2"')
-    time: float = Field(0.0, ge=0, description="time at which drivers and time functions are evaluated [s]")
-    linear_solver: LinearSolverName = Field("auto", description=LINEAR_SOLVER_DESCRIPTION)
-    assemble: bool = Field(True, description="assemble the initial configuration first")
-    redundancy: Literal["remove", "keep"] = Field("remove", description="remove redundant constraint equations (with a warning) or keep them")
 
-    @field_validator("jacobian")
-    @classmethod
-    def _jacobian(cls, v):
-        from ..groups import jacobian_terms
-
-        try:
-            jacobian_terms(v)
-        except ValueError as exc:
-            raise ValueError(str(exc)) from None
-        return v
+Solver = _solver_model("Solver", _DynamicSection, (Literal["dynamic"], Field(
+    "dynamic", description="dynamic (time integration) or static (see Solver: static)")))
+StaticSolver = _solver_model("StaticSolver", _StaticSection, (Literal["static"], Field(description="static")))
 
 
 def _solver_tag(v):

@@ -27,7 +27,6 @@ Resume.  :func:`resume_state` gives the last saved :class:`StepState`;
 """
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import time
@@ -39,6 +38,7 @@ from ..bodies.rigid import box_half_extents  # noqa: F401  (pictures use it from
 from ..nodes import kind_from_key
 from ..results import NODE_OUTPUTS, STAT_FIELDS, Result
 from ..services import provide
+from ..solvers.settings import DynamicSettings, SettingError, Settings, integrator_from_json, integrator_to_json
 
 FORMAT = "flexmbd-results"
 FORMAT_VERSION = 1
@@ -53,10 +53,6 @@ ARRAY_UNITS = {
     "lam": "Lagrange multipliers, one per constraint equation (N, N m or N/m^... by equation)",
 }
 STATUSES = ("running", "completed", "failed", "interrupted", "stopped")
-
-#: Settings that :func:`resume_run` passes back to ``simulate`` (the rest is informational).
-SIMULATE_KEYS = ("h", "integrator", "tol", "max_iter", "jacobian", "refresh", "convergence", "max_halvings",
-                 "linear_solver", "assemble")
 
 
 class ResultsFileError(ValueError):
@@ -83,29 +79,20 @@ def flexmbd_version():
 
 
 # ====================================================================== settings
-def integrator_settings(integ):
-    """An integrator object (or name) as a JSON-able dict ``{"name": ..., params...}``."""
-    if integ is None:
-        return {"name": "newmark", "beta": 0.25, "gamma": 0.5}
-    if isinstance(integ, str):
-        from ..solvers.integrators import integrator_from_name
-
-        integ = integrator_from_name(integ)
-    if isinstance(integ, dict):
-        return dict(integ)
-    d = dataclasses.asdict(integ) if dataclasses.is_dataclass(integ) else {}
-    return {"name": getattr(integ, "name", type(integ).__name__.lower()), **d}
+#: An integrator object (or name) as a JSON-able dict ``{"name": ..., params...}``.
+integrator_settings = integrator_to_json
 
 
-def solver_settings(**kw):
-    """Normalise the keyword arguments of ``simulate`` (plus t_end) into a JSON-able dict.
-
-    Values that JSON cannot hold (callables) are stored as their ``repr``.
+def solver_settings(settings=None, **kw):
+    """The ``settings`` attribute of a results file, a JSON-able dict: a settings object's
+    :meth:`~flexmbd.solvers.settings.Settings.to_json` and/or keyword arguments of
+    ``simulate`` (plus anything else worth keeping, e.g. ``outputs``), normalised the same
+    way.  Values that JSON cannot hold (callables) are stored as their ``repr``.
     """
-    out = {}
+    out = settings.to_json() if settings is not None else {}
     for k, v in kw.items():
         if k == "integrator":
-            out[k] = integrator_settings(v)
+            out[k] = integrator_to_json(v)
         elif k == "jacobian" and not isinstance(v, str) and v is not None:
             out[k] = sorted(v)
         elif isinstance(v, (np.floating, np.integer)):
@@ -117,21 +104,25 @@ def solver_settings(**kw):
     return out
 
 
-def simulate_kwargs(settings):
-    """The keyword arguments for ``simulate`` stored in a file's settings (inverse of
-    :func:`solver_settings`), without t_end and h."""
-    from ..solvers.integrators import integrator_from_name
+def _as_dict(settings):
+    """A writer's ``settings`` argument (a settings object or a dict) as the stored dict."""
+    if settings is None:
+        return {}
+    return solver_settings(settings) if isinstance(settings, Settings) else solver_settings(**settings)
 
-    kw = {}
-    for k in SIMULATE_KEYS:
-        if k in settings and k != "h":
-            kw[k] = settings[k]
-    if isinstance(kw.get("integrator"), dict):
-        d = dict(kw["integrator"])
-        kw["integrator"] = integrator_from_name(d.pop("name"), **d)
-    if isinstance(kw.get("jacobian"), list):
-        kw["jacobian"] = frozenset(kw["jacobian"])
-    return kw
+
+def stored_settings(path, settings: dict, t_first=None) -> DynamicSettings:
+    """The :class:`~flexmbd.solvers.settings.DynamicSettings` stored in a results file's
+    ``settings`` (:func:`solver_settings`); keys that are not settings are ignored, and
+    ``t_start`` defaults to the first saved time.  A bad or missing value is a
+    :class:`ResultsFileError` naming it."""
+    data = dict(settings)
+    if t_first is not None:
+        data.setdefault("t_start", t_first)
+    try:
+        return DynamicSettings.from_json(data)
+    except SettingError as exc:
+        raise ResultsFileError(f"{path}: the stored settings cannot be used: {exc}") from None
 
 
 # ====================================================================== geometry
@@ -209,7 +200,8 @@ class ResultWriter:
 
     system:     the frozen :class:`~flexmbd.system.System` the run uses (a Model is frozen).
     model_text: the model file's text, stored so the file is self-contained.
-    settings:   solver settings (see :func:`solver_settings`); stored as JSON.
+    settings:   the solver settings, a settings object (``DynamicSettings``…) or a dict
+                (see :func:`solver_settings`); stored as JSON.
     chunk:      steps buffered in memory between flushes (a crash loses at most these).
     flush_seconds: also flush when this much wall time has passed since the last flush.
     append:     reopen an existing file and continue its datasets (a resumed run).
@@ -253,7 +245,7 @@ class ResultWriter:
                 del f["outputs"]
             if settings is not None:
                 old = json.loads(_s(f.attrs.get("settings", "{}")))
-                old.update(solver_settings(**settings))
+                old.update(_as_dict(settings))
                 f.attrs["settings"] = json.dumps(old)
             if model_text is not None:
                 f.attrs["model_text"] = model_text
@@ -278,8 +270,7 @@ class ResultWriter:
         f.attrs["model_name"] = str(getattr(system.model, "name", ""))
         f.attrs["model_text"] = model_text if model_text is not None else ""
         f.attrs["model_format"] = model_format or _guess_format(model_text)
-        st = settings or {}
-        f.attrs["settings"] = json.dumps(solver_settings(**st))
+        f.attrs["settings"] = json.dumps(_as_dict(settings))
         f.attrs["resumed_at"] = "[]"
         f.attrs["n"], f.attrs["m"] = n, m
         f.attrs["n_saved"] = 0
@@ -472,10 +463,7 @@ class StoredResult(Result):
         self.integrator = None
         if isinstance(integ, dict):
             try:
-                from ..solvers.integrators import integrator_from_name
-
-                d = dict(integ)
-                self.integrator = integrator_from_name(d.pop("name"), **d)
+                self.integrator = integrator_from_json(integ)
             except (ValueError, TypeError):
                 self.integrator = None
         self.status = attrs.get("status", "running")
@@ -767,8 +755,9 @@ def resume_run(path, model=None, t_end=None, chunk=100, progress=None, model_tex
     """Continue the run stored in ``path`` to ``t_end`` (default: its stored t_end).
 
     The steps land on the grid ``t_start + k h`` of the original run, with the stored
-    solver settings, so the result equals the uninterrupted run (bit-for-bit with full
-    Newton; a Jacobian kept across steps, ``refresh=i``, is rebuilt at the first step).
+    solver settings (:func:`stored_settings`), so the result equals the uninterrupted run
+    (bit-for-bit with full Newton; a Jacobian kept across steps, ``refresh=i``, is rebuilt
+    at the first step).
 
     model:      a Model, System or LoadedModel (default: rebuilt from the stored model text).
     model_text: the text of the model file given for the resumed run; with
@@ -787,6 +776,8 @@ def resume_run(path, model=None, t_end=None, chunk=100, progress=None, model_tex
     settings = dict(info["settings"])
     if info["n_saved"] == 0:
         raise ResultsFileError(f"{path}: holds no saved step to resume from")
+    if settings.get("analysis") == "static":
+        raise ResultsFileError(f"{path}: holds a static analysis, which is not resumed; run it again")
     stored_text = info["model_text"]
     if check_model and model_text is not None and stored_text and model_text != stored_text:
         raise ResultsFileError(f"{path}: was written for a different model file (the stored model text differs); "
@@ -796,17 +787,14 @@ def resume_run(path, model=None, t_end=None, chunk=100, progress=None, model_tex
         if model is None:
             raise ResultsFileError(f"{path}: no model given and none can be rebuilt from the file; "
                                    "pass the model (flexmbd run MODEL --resume FILE)")
-    h = settings.get("h")
-    if not h or h <= 0:
-        raise ResultsFileError(f"{path}: the stored settings have no step size h")
-    t_end = float(settings.get("t_end") if t_end is None else t_end)
-    t0 = float(settings.get("t_start", info["t_first"] or 0.0))
+    if t_end is not None:
+        settings["t_end"] = float(t_end)
+    run = stored_settings(path, settings, info["t_first"] or 0.0)
+    h, t_end, t0 = run.h, run.t_end, run.t_start
     if outputs is None:
         outputs = settings.get("outputs") or True
-    settings["t_end"] = t_end
     state = resume_state(path)
     system = _freeze(model)
-    kw = simulate_kwargs(settings)
     n_total = int(round((t_end - t0) / h))
     k0 = int(round((state.t - t0) / h))
     if abs(t0 + k0 * h - state.t) > 1e-9 * max(1.0, abs(state.t)):
@@ -822,8 +810,8 @@ def resume_run(path, model=None, t_end=None, chunk=100, progress=None, model_tex
             if progress is not None:
                 progress(t, k, n, newton_stats)
 
-        last = simulate(system.model, t0 + n_total * h, h, start=state, grid_origin=t0, system=system,
-                        on_step=on_step, progress=report, **kw)
+        last = simulate(system.model, settings=run.replace(t_end=t0 + n_total * h), start=state, grid_origin=t0,
+                        system=system, on_step=on_step, progress=report)
         interrupted = not last.success and last.message.startswith("stopped by the caller")
         if last.steps:
             state = _last_state(last)

@@ -1,4 +1,5 @@
 """Solvers: implicit integrators, Newton, statics, kinematics, relaxation."""
 from .integrators import HHT, GeneralizedAlpha, Newmark
+from .settings import DynamicSettings, RelaxSettings, SettingError, StaticSettings
 
-__all__ = ["Newmark", "HHT", "GeneralizedAlpha"]
+__all__ = ["Newmark", "HHT", "GeneralizedAlpha", "DynamicSettings", "StaticSettings", "RelaxSettings", "SettingError"]

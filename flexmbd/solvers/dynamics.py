@@ -16,15 +16,22 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
 from ..system import JACOBIAN_TERMS, freeze_reporting, jacobian_terms
 from .initial import assemble_positions, consistent_accelerations, project_velocities
-from .integrators import Newmark, integrator_from_name
 from ..linalg import LinearSolver
 from ..services import provide
+from .halving import advance
 from .newton import NewtonOutcome, NewtonSolver, _same_key
+from .settings import DynamicSettings
+
+if TYPE_CHECKING:
+    from ..model import Model
+    from ..results import Result
+    from ..system import System
 
 
 class StepFailure(RuntimeError):
@@ -206,28 +213,26 @@ def initial_state(system, t0=0.0, assemble=True, linear_solver="auto"):
     return StepState(t0, q, v, qdd, qdd.copy(), lam), report
 
 
-def simulate(model, t_end, h, integrator=None, tol=1e-7, max_iter=25, jacobian="full", refresh="newton",
-             convergence="residual", t_start=0.0, max_halvings=4, linear_solver="auto", assemble=True,
-             system=None, progress=None, raise_on_failure=False, start=None, on_step=None,
-             project_velocities=None, grid_origin=None):
+def simulate(model: Model, t_end: float | None = None, h: float | None = None, *,
+             settings: DynamicSettings | None = None, system: System | None = None,
+             progress: Callable | None = None, raise_on_failure: bool = False, start: StepState | None = None,
+             on_step: Callable | None = None, grid_origin: float | None = None, **overrides: Any) -> Result:
     """Integrate ``model`` from t_start to t_end with step h.
 
-    integrator: Newmark() (default β = ¼, γ = ½), HHT(rho_inf), GeneralizedAlpha(rho_inf), or a name.
-    jacobian:   'full', a P1 combination such as 'M1+M2', a set of term names, or 'fd'
-                (finite-difference Newton matrix, for comparison).
-    refresh:    'newton' | 'step' | int i (see :mod:`.newton`).
-    convergence: 'residual' (P1: ‖[F; Φ]‖₂ < tol) or 'increment' (P3: the configuration
-                change of a Newton iteration, ‖Δq‖₂ = h²β' ‖Δq''‖₂ < tol).
-    A failed step is retried with h/2, h/4, … (``max_halvings`` times); if it still fails
-    the run stops and the returned Result holds every step computed so far, with
-    ``success = False`` and a message naming time, residual and the worst equation.
+    The solver settings are one :class:`~flexmbd.solvers.settings.DynamicSettings`
+    (``settings``); ``t_end``, ``h`` and the other keyword arguments (``integrator``,
+    ``tol``, ``max_iter``, ``jacobian``, ``refresh``, ``convergence``, ``max_halvings``,
+    ``linear_solver``, ``assemble``, ``t_start``, ``project_velocities``) override its
+    fields, or make it when ``settings`` is None.  Each is described, with its default
+    and bounds, in :class:`~flexmbd.solvers.settings.DynamicSettings`; a bad value is a
+    :class:`~flexmbd.solvers.settings.SettingError` (ValueError) naming it.
 
-    project_velocities: after each step, project q' mass-orthogonally onto Φ_q q' + Φ_t = 0.
-              The index-3 trapezoidal rule (Newmark β = ¼, γ = ½) does not damp the
-              velocity-constraint error, which alternates in sign from step to step and,
-              with non-linear constraints or spinning Euler-parameter bodies, grows until
-              the run fails (Cardona & Géradin 1989); the default (None) projects for
-              schemes without numerical dissipation (α_m = α_f = 0, γ = ½) and not otherwise.
+    A failed step is retried with h/2, h/4, … (``max_halvings`` times, :mod:`.halving`); if
+    it still fails the run stops and the returned Result holds every step computed so far,
+    with ``success = False`` and a message naming time, residual and the worst equation
+    (``raise_on_failure``: a StepFailure is raised instead).
+
+    system:   the frozen system (default: ``model.freeze()``, redundancy warnings shown).
     start:    a :class:`StepState` to continue from (a resumed run); t_start is then start.t.
     grid_origin: with ``start``, the time grid of the original run (targets are
               grid_origin + k h exactly, so a resumed run repeats the same steps).
@@ -237,22 +242,24 @@ def simulate(model, t_end, h, integrator=None, tol=1e-7, max_iter=25, jacobian="
     """
     from ..results import Result
 
-    if h <= 0 or t_end <= t_start:
-        raise ValueError(f"need h > 0 and t_end > t_start (got h={h}, t_start={t_start}, t_end={t_end})")
-    integ = integrator or Newmark()
-    if isinstance(integ, str):
-        integ = integrator_from_name(integ)
-    fd = jacobian == "fd"
-    terms = jacobian_terms(None if fd else jacobian)
+    if t_end is not None:
+        overrides["t_end"] = t_end
+    if h is not None:
+        overrides["h"] = h
+    s = DynamicSettings.create(settings, **overrides)
+    h, t_end, t_start, integ = s.h, s.t_end, s.t_start, s.integrator
+    fd = s.jacobian == "fd"
+    terms = jacobian_terms(None if fd else s.jacobian)
     if system is None:
         system = freeze_reporting(model)
-    newton = NewtonSolver(tol, max_iter, refresh, convergence, linear_solver)
+    newton = NewtonSolver(s.tol, s.max_iter, s.refresh, s.convergence, s.linear_solver)
+    project_velocities = s.project_velocities
     if project_velocities is None:
         am, af, _, gamma = integ.coefficients()
         project_velocities = am == af == 0.0 and gamma == 0.5
-    stepper = DynamicsStepper(system, integ, newton, terms, fd, project_velocities, linear_solver)
+    stepper = DynamicsStepper(system, integ, newton, terms, fd, project_velocities, s.linear_solver)
     if start is None:
-        state, report = initial_state(system, t_start, assemble, linear_solver)
+        state, report = initial_state(system, t_start, s.assemble, s.linear_solver)
     else:
         state, report, t_start = start, None, start.t
     origin = t_start if grid_origin is None else float(grid_origin)
@@ -268,13 +275,14 @@ def simulate(model, t_end, h, integrator=None, tol=1e-7, max_iter=25, jacobian="
         c0 = time.perf_counter()
         st0 = vars(newton.stats).copy()
         target = origin + (k0 + k) * h
-        try:
-            state, substeps = _advance(stepper, state, target - state.t, 0, max_halvings)
-        except StepFailure as exc:
+        step = advance(stepper.step, state, target - state.t, s.max_halvings)
+        if step.state is None:
+            exc = StepFailure(_failure_message(stepper.sys, step.failure, s.max_halvings))
             res.fail(str(exc))
             if raise_on_failure:
-                raise
+                raise exc
             break
+        state, substeps = step.state, step.substeps
         st1 = vars(newton.stats)
         stats = dict(iterations=st1["iterations"] - st0["iterations"], refreshes=st1["refreshes"] - st0["refreshes"],
                      factorizations=st1["factorizations"] - st0["factorizations"],
@@ -292,23 +300,17 @@ def simulate(model, t_end, h, integrator=None, tol=1e-7, max_iter=25, jacobian="
     return res
 
 
-def _advance(stepper, state, h, depth, max_halvings):
-    new, out = stepper.step(state, h)
-    if new is not None:
-        return new, 1
-    if depth >= max_halvings:
-        sys = stepper.sys
-        chk = out.residual
-        if np.all(np.isfinite(chk)) and chk.size:
-            worst = int(np.argmax(np.abs(chk)))
-            where = f"; worst equation: {sys.describe_row(worst)} (|r| = {abs(chk[worst]):.3g})"
-        else:
-            where = ""
-        raise StepFailure(
-            f"step from t = {state.t:.6g} s failed even with h = {h:.3g} s after {max_halvings} halvings: "
-            f"{out.message}; residual norm {out.residual_norm:.3g}{where}")
-    mid, n1 = _advance(stepper, state, h / 2, depth + 1, max_halvings)
-    end, n2 = _advance(stepper, mid, h / 2, depth + 1, max_halvings)
-    return end, n1 + n2
+def _failure_message(sys, failure, max_halvings):
+    """Why a step failed even after the last halving: time, step, Newton's message, the
+    residual and its worst equation."""
+    out, chk = failure.outcome, failure.outcome.residual
+    if np.all(np.isfinite(chk)) and chk.size:
+        worst = int(np.argmax(np.abs(chk)))
+        where = f"; worst equation: {sys.describe_row(worst)} (|r| = {abs(chk[worst]):.3g})"
+    else:
+        where = ""
+    return (f"step from t = {failure.state.t:.6g} s failed even with h = {failure.h:.3g} s after {max_halvings} "
+            f"halvings: {out.message}; residual norm {out.residual_norm:.3g}{where}")
+
 
 provide("simulate", simulate)

@@ -37,18 +37,22 @@ from __future__ import annotations
 import time
 import warnings
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 import scipy.sparse as sp
 
 from .dynamics import DynamicsStepper, StepState, initial_state
+from .halving import advance
 from .initial import consistent_accelerations
-from .integrators import Newmark, integrator_from_name
 from .newton import NewtonSolver
+from .settings import DAMPING_MODES, RelaxSettings
 
-__all__ = ["relax", "RelaxationResult", "static_residual", "DAMPING_MODES"]
+if TYPE_CHECKING:
+    from ..model import Model
+    from ..system import System
 
-DAMPING_MODES = ("physical", "kinetic", "viscous")
+__all__ = ["relax", "RelaxationResult", "static_residual", "DAMPING_MODES", "RelaxSettings"]
 
 
 @dataclass
@@ -180,71 +184,44 @@ def lowest_frequency(system, q, rel_floor=1e-6):
     return float(np.sqrt(w2[0])) if len(w2) else 0.0
 
 
-def relax(model, h=0.01, damping="kinetic", *, integrator=None, tol=None, max_iter=50, ke_tol=1e-14,
-          force_tol=1e-9, max_steps=20000, alpha=None, system=None, record=False, max_halvings=6,
-          linear_solver="auto", t_start=0.0, callback=None, project=True, free=False, settle=5):
+def relax(model: Model, h: float | None = None, damping: str | None = None, *,
+          settings: RelaxSettings | None = None, system: System | None = None, record: bool = False,
+          callback: Callable | None = None, **overrides: Any) -> RelaxationResult:
     """Relax ``model`` (or a frozen ``system``) to static equilibrium by damped dynamics.
 
-    Parameters
-    ----------
-    h : float
-        Time step of the implicit integrator (the motion is fictitious; larger steps
-        are fine as long as Newton converges).
-    damping : 'physical' | 'kinetic' | 'viscous'
-        See the module docstring.
-    integrator : Newmark family object or name; default Newmark(β = 0.3, γ = 0.6) (P1).
-    tol, max_iter : Newton tolerance (2-norm of the residual, default force_tol / 10)
-        and iteration limit per step.
-    ke_tol, force_tol : convergence tolerances on the kinetic energy [J] and on the
-        static residual (:func:`static_residual`).  ``ke_tol=None`` drops the energy
-        test: converged when the static residual is ≤ force_tol on ``settle``
-        consecutive steps.  Use it with 'physical' damping: modes that no damper
-        reaches (e.g. a bar spinning about its own axis, which the Newmark family in
-        Euler parameters excites at O(h) for γ > ½) keep a small kinetic energy that
-        does not change the equilibrium shape.
-    max_steps : step budget; the result then says ``converged=False``.
-    alpha : mass-proportional damping coefficient [1/s] for 'viscous' (default
-        2 × the lowest non-zero natural frequency at the start).
+    The settings are one :class:`~flexmbd.solvers.settings.RelaxSettings` (``settings``);
+    ``h``, ``damping`` and the other keyword arguments override its fields, or make it when
+    ``settings`` is None.  Each is described, with its default and bounds, there; a bad
+    value is a :class:`~flexmbd.solvers.settings.SettingError` (ValueError) naming it.
+
+    system : the frozen system to relax (default: ``model.freeze()``).
     record : keep every step in a :class:`~flexmbd.results.Result` (``.result``).
-    project : after every step, project the velocities onto the velocity-level
-        constraints Φ_q q' = −Φ_t (min-norm).  The index-3 Newmark step satisfies the
-        constraints only at position level; for Euler parameters the rate ṗ then has a
-        spurious component along p, which the marker kinematics A(p)u read as a body
-        dilation, so the dampers feel it.  Without the projection a mass-damped
-        relaxation can lock into a period-2 oscillation (v → −v every step); see
-        docs/tensegrity.md.
-    free : the model is a free system with zero momentum (no supports, no loads):
-        after every step remove the net linear and angular momentum by subtracting the
-        rigid-body velocity field that carries it.  The Newmark family in Euler
-        parameters conserves linear momentum but not angular momentum (the error is
-        O(h) to O(h²)); a free structure relaxed with physical damping only would
-        otherwise end in a slow rigid rotation that no damper can stop.
     callback : optional ``callback(step, state, kinetic_energy)``; returning True stops.
     """
     from ..results import Result
 
-    if damping not in DAMPING_MODES:
-        raise ValueError(f"damping must be one of {DAMPING_MODES}, got {damping!r}")
-    if h <= 0:
-        raise ValueError(f"need h > 0, got {h}")
-    integ = integrator or Newmark(0.3, 0.6)
-    if isinstance(integ, str):
-        integ = integrator_from_name(integ)
-    tol = force_tol / 10.0 if tol is None else tol
+    if h is not None:
+        overrides["h"] = h
+    if damping is not None:
+        overrides["damping"] = damping
+    s = RelaxSettings.create(settings, **overrides)
+    h, damping, integ, linear_solver = s.h, s.damping, s.integrator, s.linear_solver
+    ke_tol, force_tol, max_halvings, settle = s.ke_tol, s.force_tol, s.max_halvings, s.settle
+    tol = force_tol / 10.0 if s.tol is None else s.tol
     if system is None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             system = model.freeze()
     clock0 = time.perf_counter()
-    state, _ = initial_state(system, t_start, True, linear_solver)
+    state, _ = initial_state(system, s.t_start, True, linear_solver)
     a_used = 0.0
     step_sys = system
     if damping == "viscous":
-        a_used = 2.0 * lowest_frequency(system, state.q) if alpha is None else float(alpha)
+        a_used = 2.0 * lowest_frequency(system, state.q) if s.alpha is None else s.alpha
         step_sys = _MassDampedSystem(system, a_used)
         # the start is at rest, so the damping force vanishes: accelerations unchanged
-    newton = NewtonSolver(tol, max_iter, "newton", "residual", linear_solver)
-    rigid = bool(free)
+    newton = NewtonSolver(tol, s.max_iter, "newton", "residual", linear_solver)
+    rigid = s.free
     if rigid:
         _check_free(system)
     stepper = DynamicsStepper(step_sys, integ, newton, frozenset(_all_terms()))
@@ -261,16 +238,19 @@ def relax(model, h=0.01, damping="kinetic", *, integrator=None, tol=None, max_it
     if (ke_tol is None or ke[0] <= ke_tol) and r0 <= force_tol:
         converged, message = True, "the start is already in equilibrium"
     steps = 0
-    while not converged and steps < max_steps:
+    while not converged and steps < s.max_steps:
         c0 = time.perf_counter()
         it0 = newton.stats.iterations
-        new, nh = _step(stepper, state, h, max_halvings)
-        halvings += nh
+        step = advance(stepper.step, state, h, max_halvings)
+        new = step.state
+        # relax has always counted, for a failed step, one more halving per second half on
+        # the way down to the sub-step that failed; kept so the reported numbers stay the same
+        halvings += step.halvings + (sum(step.failure.path) if new is None else 0)
         if new is None:
             message = f"Newton failed at t = {state.t:.6g} s even after {max_halvings} step halvings"
             break
         steps += 1
-        if project and system.m:
+        if s.project and system.m:
             new.v = _project_velocities(system, new.q, new.v, new.t)
         if rigid:
             new.v = remove_rigid_motion(system, new.q, new.v)
@@ -309,7 +289,7 @@ def relax(model, h=0.01, damping="kinetic", *, integrator=None, tol=None, max_it
     if not np.isfinite(resid[-1]):
         resid[-1] = static_residual(system, state.q, state.t)[0]
     if not converged and not message:
-        message = (f"no equilibrium within {max_steps} steps: E_kin = {ke[-1]:.3g} J "
+        message = (f"no equilibrium within {s.max_steps} steps: E_kin = {ke[-1]:.3g} J "
                    f"(tolerance {ke_tol}), static residual {resid[-1]:.3g} (tolerance {force_tol:g})")
     if res is not None:
         res.wall_time = time.perf_counter() - clock0
@@ -390,20 +370,6 @@ def _all_terms():
     from ..system import JACOBIAN_TERMS
 
     return JACOBIAN_TERMS
-
-
-def _step(stepper, state, h, max_halvings, depth=0):
-    """One step of size h, retried as two halves (recursively) if Newton fails."""
-    new, out = stepper.step(state, h)
-    if new is not None:
-        return new, 0
-    if depth >= max_halvings:
-        return None, depth
-    mid, n1 = _step(stepper, state, h / 2, max_halvings, depth + 1)
-    if mid is None:
-        return None, n1
-    end, n2 = _step(stepper, mid, h / 2, max_halvings, depth + 1)
-    return end, 1 + n1 + n2
 
 
 def _at_rest(system, state, linear_solver):

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import time as _time
 import warnings
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.linalg as sla
@@ -37,6 +38,11 @@ from ..system import freeze_reporting, jacobian_terms
 from .dynamics import StepState
 from .initial import AssemblyError, assemble_positions
 from .newton import NewtonSolver
+from .settings import StaticSettings
+
+if TYPE_CHECKING:
+    from ..model import Model
+    from ..system import System
 
 
 class StaticResult(Result):
@@ -87,23 +93,30 @@ class _LoadStepFailure(RuntimeError):
     pass
 
 
-def static_equilibrium(model, load_steps=10, tol=1e-7, max_iter=50, jacobian="full", system=None,
-                       time=0.0, max_cuts=4, assemble=True, linear_solver="auto", convergence="residual"):
+def static_equilibrium(model: Model, load_steps: int | None = None, *, settings: StaticSettings | None = None,
+                       system: System | None = None, **overrides: Any) -> StaticResult:
     """Equilibrium of ``model`` under its loads, reached in ``load_steps`` equal increments.
+
+    The settings are one :class:`~flexmbd.solvers.settings.StaticSettings` (``settings``);
+    ``load_steps`` and the other keyword arguments (``tol``, ``convergence``, ``max_iter``,
+    ``max_cuts``, ``jacobian``, ``time``, ``linear_solver``, ``assemble``) override its
+    fields, or make it when ``settings`` is None.  Each is described, with its default
+    and bounds, there; a bad value is a :class:`~flexmbd.solvers.settings.SettingError`
+    (ValueError) naming it.
 
     convergence: "residual" (P1: 2-norm of [F; Φ] < tol) or "increment" (the estimated
     error θ/(1−θ)‖Δx‖ of the Newton iterate below tol, θ the ratio of successive
     increment norms; for stiff structures, whose residual cannot get below the rounding
     noise of their internal forces, ~1e-16 EA per node).
 
-    jacobian: 'full' or a P1 combination ('M1', 'M1+M2', …) or a set of term names
-    (see :func:`flexmbd.system.jacobian_terms`).  time: when drivers and actuators are
-    evaluated.  Returns a :class:`StaticResult` (``success``, ``message``, ``q``,
-    ``lam``, ``iterations``, ``load_factor``); a failure never raises.
+    Returns a :class:`StaticResult` (``success``, ``message``, ``q``, ``lam``,
+    ``iterations``, ``load_factor``); a failure never raises.
     """
-    if int(load_steps) < 1:
-        raise ValueError(f"load_steps must be ≥ 1, got {load_steps}")
-    load_steps = int(load_steps)
+    if load_steps is not None:
+        overrides["load_steps"] = load_steps
+    st = StaticSettings.create(settings, **overrides)
+    load_steps, tol, max_iter, jacobian, time = st.load_steps, st.tol, st.max_iter, st.jacobian, st.time
+    max_cuts, assemble, linear_solver, convergence = st.max_cuts, st.assemble, st.linear_solver, st.convergence
     terms = jacobian_terms(jacobian)
     if system is None:
         system = freeze_reporting(model)
