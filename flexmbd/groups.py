@@ -286,6 +286,14 @@ class ConstraintGroup(Group):
         """The group of the equations where ``keep`` is True (redundancy removal)."""
         raise NotImplementedError
 
+    def external_power(self, qe, ve, t, lam):
+        """Power of prescribed motions, λᵀ Φ_t: the constraint forces −Φ_qᵀ λ do the work
+        −λᵀ Φ_q q' = λᵀ Φ_t on motions that satisfy Φ_q q' + Φ_t = 0 (zero for joints)."""
+        phit = self.time_derivative(qe, t)
+        if not np.any(phit):
+            return 0.0
+        return float(lam[self.first_row:self.first_row + len(self)] @ phit)
+
     @property
     def element_names(self):
         return self.owner

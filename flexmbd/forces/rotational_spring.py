@@ -176,6 +176,14 @@ class RotationalSpringDamperGroup(ForceGroup):
         kin = self._angle(qe, np.zeros_like(qe), False)
         return float(np.sum(0.5 * self.k * kin["delta"] ** 2))
 
+    def external_power(self, qe, ve, t, lam):
+        """The actuators' power τ_a δ'."""
+        if self.constant_actuators and not np.any(self._ta0):
+            return 0.0
+        kin = self._angle(qe, ve, False)
+        ta = self._ta0 if self.constant_actuators else np.array([a.derivatives(t)[0] for a in self.actuators])
+        return float(np.sum(ta * kin["rate"]))
+
     def dissipation_power(self, qe, ve, t):
         kin = self._angle(qe, ve, False)
         return float(np.sum(self.c * kin["rate"] ** 2))

@@ -196,6 +196,18 @@ class SpringDamperGroup(ForceGroup):
         linear[self.law_index] = False
         return float(np.sum(0.5 * self.k * delta**2 * active * linear))
 
+    def external_power(self, qe, ve, t, lam):
+        """The actuators' power −f_a l' (tension f_a shortens the element: it works on
+        the system when l' < 0)."""
+        if not np.any(self._fa0) and self.constant_actuators:
+            return 0.0
+        kin = self._kinematics(qe, ve)
+        delta = kin["l"] - self.l0
+        F, _, _ = self._force(t, delta, kin["ld"])
+        fa = self._fa0 if self.constant_actuators else np.array([a.derivatives(t)[0] for a in self.actuators])
+        engaged = F != 0.0   # a slack cable transmits no actuator force either
+        return float(np.sum(-fa * kin["ld"] * engaged))
+
     def dissipation_power(self, qe, ve, t):
         """Power F l' minus the rate of stored energy and the actuator's power."""
         kin = self._kinematics(qe, ve)
@@ -203,6 +215,7 @@ class SpringDamperGroup(ForceGroup):
         F, _, _ = self._force(t, delta, kin["ld"])
         stored = np.where(self.tension_only, np.maximum(delta, 0.0), delta)
         fa = self._fa0 if self.constant_actuators else np.array([a.derivatives(t)[0] for a in self.actuators])
+        fa = fa * (F != 0.0)   # a slack cable transmits no actuator force either
         linear = np.ones(len(F), dtype=bool)
         linear[self.law_index] = False
         return float(np.sum((F - self.k * stored - fa) * kin["ld"] * linear))
