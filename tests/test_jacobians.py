@@ -23,6 +23,7 @@ from hypothesis import given, settings, strategies as st
 
 import flexmbd as fm
 from flexmbd.constraints.dot import DotConstraintGroup
+from flexmbd.registry import element_types
 from flexmbd.system import System
 
 KIND_NAMES = ["spatial", "planar", "spatial-lie", "se3", "r3r3"]
@@ -46,6 +47,8 @@ def r3r3_nodes(m):
 
 
 def build_model(kind):
+    """Two bodies a, b of ``kind`` (R³×R³: beam nodes) and every registered element type's
+    sample between them and ground (:meth:`flexmbd.registry.ElementType.sample`)."""
     m = fm.Model(gravity=(0, -9.81, 0) if kind == "planar" else (0.3, -9.81, 1.2))
     if kind in ("spatial", "spatial-lie", "se3", "r3r3"):
         par = {"spatial-lie": "rotation", "se3": "se3"}.get(kind, "quaternion")
@@ -57,42 +60,11 @@ def build_model(kind):
                              parameterization=par)
             b = m.rigid_body("b", mass=1.5, inertia=[[0.3, 0.01, 0.0], [0.01, 0.2, 0.02], [0.0, 0.02, 0.25]],
                              position=(1.0, -0.2, 0.4), parameterization=par)
-        for j in (("spherical", dict(at=(0.5, 0, 0.3))), ("revolute", dict(at=(0.5, 0, 0.3), axis=(0, 1, 1))),
-                  ("prismatic", dict(at=(0.5, 0, 0.3), axis=(1, 0, 1))),
-                  ("cylindrical", dict(at=(0.5, 0, 0.3), axis=(1, 1, 0))),
-                  ("universal", dict(at=(0.5, 0, 0.3), axis_i=(1, 0, 0), axis_j=(0, 1, 0))),
-                  ("fixed", dict(at=(0.5, 0, 0.3))), ("point_on_line", dict(at=(0.5, 0, 0.3), axis=(0, 0, 1))),
-                  ("point_in_plane", dict(at=(0.5, 0, 0.3), normal=(0, 1, 0))),
-                  ("distance", dict(at_i=(0.1, 0.3, 0.3), at_j=(1.2, 0, 0.5)))):
-            getattr(m, j[0])(a, b, **j[1])
-            getattr(m, j[0])(fm.GROUND, a, **j[1], name=f"{j[0]}_ground")
-        m.rotation_driver(a, b, axis=(0, 1, 1), angle=fm.Polynomial((0.1, 0.5, -0.3)))
-        m.translation_driver(fm.GROUND, b, at=(1, 0, 0), axis=(1, 0.5, 0), displacement=fm.Polynomial((0.0, 0.2, 0.7)))
-        m.force(b, (1, 2, 3), at=(1.1, 0, 0.2), scale=fm.Polynomial((1.0, 2.0)))
-        m.force(a, (3, -1, 2), at=(0.3, 0.2, 0.1), body_fixed=True)
-        m.torque(a, (0.3, 0.1, -0.2))
-        m.torque(b, (0.1, 0.5, 0.2), body_fixed=True)
     else:
         a = m.planar_body("a", mass=2.0, inertia=0.3, position=(0.1, 0.2), angle=0.3)
         b = m.planar_body("b", mass=1.5, inertia=0.2, position=(1.0, -0.2), angle=-0.4)
-        for j in (("revolute", dict(at=(0.5, 0))), ("prismatic", dict(at=(0.5, 0), axis=(1, 1, 0))),
-                  ("fixed", dict(at=(0.5, 0))), ("point_on_line", dict(at=(0.5, 0), axis=(1, 0, 0))),
-                  ("distance", dict(at_i=(0.1, 0.3), at_j=(1.2, 0)))):
-            getattr(m, j[0])(a, b, **j[1])
-            getattr(m, j[0])(fm.GROUND, a, **j[1], name=f"{j[0]}_ground")
-        m.rotation_driver(a, b, angle=fm.Polynomial((0.1, 0.5, -0.3)))
-        m.translation_driver(fm.GROUND, b, at=(1, 0), axis=(1, 0.5, 0), displacement=fm.Polynomial((0.0, 0.2, 0.7)))
-        m.force(b, (1, 2, 0), at=(1.1, 0), scale=fm.Polynomial((1.0, 2.0)))
-        m.force(a, (3, -1, 0), at=(0.3, 0.2), body_fixed=True)
-        m.torque(a, (0, 0, -0.2))
-    m.spring_damper(a, b, at_i=(0.2, 0.1, 0), at_j=(0.9, 0.1, 0.2 if kind != "planar" else 0), k=120.0, c=7.0,
-                    rest_length=0.5, actuator=fm.Polynomial((0.5, 1.0)))
-    m.spring_damper(fm.GROUND, a, at_i=(0, 0, 1 if kind != "planar" else 0), k=50.0, c=3.0, tension_only=True,
-                    rest_length=0.1)
-    m.spring_damper(b, a, k=0.0, c=0.0, rest_length=0.3, law=lambda d, r: 40 * d + 300 * d**3 + 2 * r * np.sqrt(1 + r * r))
-    m.rotational_spring_damper(a, b, axis=(0, 1, 1) if kind != "planar" else (0, 0, 1), k=30.0, c=2.0,
-                               angle0=0.2, actuator=fm.Polynomial((0.3, 0.5)))
-    m.rotational_spring_damper(fm.GROUND, a, axis=(1, 0, 0.5) if kind != "planar" else (0, 0, -1), k=10.0, c=1.0)
+    for etype in element_types():
+        etype.sample(m, a, b)
     return m
 
 

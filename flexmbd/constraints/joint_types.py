@@ -22,7 +22,7 @@ from ..ground import GROUND
 from ..nodes import PLANAR, SE3
 from ..registry import ElementType, pair_kind, register
 from ..spec import Axis, PairSpec, Point, TimeFunctionSpec, point3, time_function, unit
-from ..timefunctions import ConstantSpeed
+from ..timefunctions import ConstantSpeed, Polynomial
 from . import joints as J
 from .dot import DotConstraintGroup, TimeLaw, angle_law, offset_law
 
@@ -112,6 +112,19 @@ class JointType(ElementType):
         bi, bj = element.bodies
         return [("marker", element.name, bj if bj is not GROUND else bi, at)]
 
+    #: keyword arguments of the sample between two spatial / two planar bodies
+    sample_spatial: ClassVar[dict | None] = None
+    sample_planar: ClassVar[dict | None] = None
+
+    def sample(self, model, a, b):
+        """The joint between a and b and between ground and a (``<type>_ground``)."""
+        planar = a.kind == PLANAR
+        opts = self.sample_planar if planar else self.sample_spatial
+        if opts is None or (planar and self.spatial_only):
+            return
+        model.add(self.name, body_i=a, body_j=b, **opts)
+        model.add(self.name, body_i=GROUND, body_j=a, name=f"{self.name}_ground", **opts)
+
 
 def _body_frame(element, fi, fj, kind):
     """SE(3) bodies: point coincidence in a body frame (body i, or j when i is ground), so
@@ -133,6 +146,7 @@ class Spherical(PairSpec):
 class SphericalType(JointType):
     Spec = Spherical
     name = "spherical"
+    sample_spatial = dict(at=(0.5, 0, 0.3))   # between planar bodies it is the revolute joint
 
     def equations(self, e, fi, fj, kind):
         return J.spherical(e.name, fi, fj, e.data["at"], kind == PLANAR, body_frame=_body_frame(e, fi, fj, kind))
@@ -153,6 +167,7 @@ class RevoluteType(JointType):
     Spec = Revolute
     name = "revolute"
     planar_axis_z = True
+    sample_spatial, sample_planar = dict(at=(0.5, 0, 0.3), axis=(0, 1, 1)), dict(at=(0.5, 0))
 
     def equations(self, e, fi, fj, kind):
         return J.revolute(e.name, fi, fj, e.data["at"], e.data["axis"], kind == PLANAR,
@@ -172,6 +187,7 @@ class Prismatic(PairSpec):
 class PrismaticType(JointType):
     Spec = Prismatic
     name = "prismatic"
+    sample_spatial, sample_planar = dict(at=(0.5, 0, 0.3), axis=(1, 0, 1)), dict(at=(0.5, 0), axis=(1, 1, 0))
 
     def equations(self, e, fi, fj, kind):
         return J.prismatic(e.name, fi, fj, e.data["at"], e.data["axis"], kind == PLANAR)
@@ -191,6 +207,7 @@ class CylindricalType(JointType):
     Spec = Cylindrical
     name = "cylindrical"
     spatial_only = True
+    sample_spatial = dict(at=(0.5, 0, 0.3), axis=(1, 1, 0))
 
     def equations(self, e, fi, fj, kind):
         return J.cylindrical(e.name, fi, fj, e.data["at"], e.data["axis"])
@@ -218,6 +235,7 @@ class UniversalType(JointType):
     Spec = Universal
     name = "universal"
     spatial_only = True
+    sample_spatial = dict(at=(0.5, 0, 0.3), axis_i=(1, 0, 0), axis_j=(0, 1, 0))
 
     def equations(self, e, fi, fj, kind):
         return J.universal(e.name, fi, fj, e.data["at"], e.data["axis_i"], e.data["axis_j"])
@@ -235,6 +253,7 @@ class Fixed(PairSpec):
 class FixedType(JointType):
     Spec = Fixed
     name = "fixed"
+    sample_spatial, sample_planar = dict(at=(0.5, 0, 0.3)), dict(at=(0.5, 0))
 
     def equations(self, e, fi, fj, kind):
         at = e.data["at"] if e.data["at"] is not None else fj.R
@@ -254,6 +273,7 @@ class PointOnLine(PairSpec):
 class PointOnLineType(JointType):
     Spec = PointOnLine
     name = "point_on_line"
+    sample_spatial, sample_planar = dict(at=(0.5, 0, 0.3), axis=(0, 0, 1)), dict(at=(0.5, 0), axis=(1, 0, 0))
 
     def equations(self, e, fi, fj, kind):
         return J.point_on_line(e.name, fi, fj, e.data["at"], e.data["axis"], kind == PLANAR)
@@ -273,6 +293,7 @@ class PointInPlaneType(JointType):
     Spec = PointInPlane
     name = "point_in_plane"
     spatial_only = True
+    sample_spatial = dict(at=(0.5, 0, 0.3), normal=(0, 1, 0))
 
     def equations(self, e, fi, fj, kind):
         return J.point_in_plane(e.name, fi, fj, e.data["at"], e.data["normal"])
@@ -292,6 +313,8 @@ class Distance(PairSpec):
 class DistanceType(JointType):
     Spec = Distance
     name = "distance"
+    sample_spatial = dict(at_i=(0.1, 0.3, 0.3), at_j=(1.2, 0, 0.5))
+    sample_planar = dict(at_i=(0.1, 0.3), at_j=(1.2, 0))
 
     def prepare(self, model, spec, bodies, name):
         data = super().prepare(model, spec, bodies, name)
@@ -364,6 +387,10 @@ class RotationDriverType(DriverType):
     def law(self, element):
         return angle_law(element.data["function"])
 
+    def sample(self, model, a, b):
+        axis = {} if a.kind == PLANAR else dict(axis=(0, 1, 1))
+        model.add(self.name, body_i=a, body_j=b, angle=Polynomial((0.1, 0.5, -0.3)), **axis)
+
     def equations(self, e, fi, fj, kind):
         axis = e.data["axis"] if kind != PLANAR else np.array([0, 0, 1.0])
         return J.rotation_driver(e.name, fi, fj, axis)
@@ -394,6 +421,11 @@ class TranslationDriverType(DriverType):
 
     def law(self, element):
         return offset_law(element.data["function"], 0.0)
+
+    def sample(self, model, a, b):
+        at = (1, 0) if a.kind == PLANAR else (1, 0, 0)
+        model.add(self.name, body_i=GROUND, body_j=b, at=at, axis=(1, 0.5, 0),
+                  displacement=Polynomial((0.0, 0.2, 0.7)))
 
     def equations(self, e, fi, fj, kind):
         return J.translation_driver(e.name, fi, fj, e.data["at"], e.data["axis"])

@@ -23,7 +23,7 @@ from ..kernels import AVAILABLE as USE_KERNELS
 from ..nodes import POINT, VECTOR
 from ..registry import ElementType, register
 from ..spec import BodyRef, Name, Point, SpecBase, TimeFunctionSpec, Vec3, point3, time_function
-from ..timefunctions import Constant
+from ..timefunctions import Constant, Polynomial
 
 if USE_KERNELS:
     from ..kernels import loads as _loads
@@ -236,6 +236,12 @@ class PointForceType(_LoadType):
             force=np.asarray(spec.force, dtype=float),
             at=model.body_position(bodies[0]).copy() if spec.at is None else point3(spec.at))
 
+    def sample(self, model, a, b):
+        """Global, time-scaled on b; body-fixed on a."""
+        z = 0.0 if a.kind.name == "planar" else 1.0
+        model.force(b, (1, 2, 3 * z), at=(1.1, 0, 0.2 * z), scale=Polynomial((1.0, 2.0)))
+        model.force(a, (3, -1, 2 * z), at=(0.3, 0.2, 0.1 * z), body_fixed=True)
+
 
 @register
 class TorqueType(_LoadType):
@@ -247,3 +253,11 @@ class TorqueType(_LoadType):
 
     def prepare(self, model, spec, bodies, name):
         return super().prepare(model, spec, bodies, name) | dict(torque=np.asarray(spec.torque, dtype=float))
+
+    def sample(self, model, a, b):
+        """Global on a; body-fixed on b (spatial kinds)."""
+        if a.kind.name == "planar":
+            model.torque(a, (0, 0, -0.2))
+            return
+        model.torque(a, (0.3, 0.1, -0.2))
+        model.torque(b, (0.1, 0.5, 0.2), body_fixed=True)

@@ -46,7 +46,7 @@ from ..nodes import PLANAR, VECTOR
 from ..registry import ElementType, pair_kind, register
 from ..spec import Axis, PairSpec, TimeFunctionSpec, time_function, unit
 from ..rotations import perpendicular_pair
-from ..timefunctions import Constant
+from ..timefunctions import Constant, Polynomial
 from ..groups import CompiledSlot, ForceGroup, float_array, int_array, kernel_suffix
 from .loads import _config
 
@@ -237,3 +237,9 @@ class RotationalSpringDamperType(ElementType):
                              "(0, 0, ±1)", element=name, key="axis")
         return dict(axis=a, k=float(spec.k), c=float(spec.c), angle0=float(spec.angle0),
                     actuator=time_function(spec.actuator))
+
+    def sample(self, model, a, b):
+        planar = a.kind == PLANAR
+        model.rotational_spring_damper(a, b, axis=(0, 0, 1) if planar else (0, 1, 1), k=30.0, c=2.0, angle0=0.2,
+                                       actuator=Polynomial((0.3, 0.5)))
+        model.rotational_spring_damper(GROUND, a, axis=(0, 0, -1) if planar else (1, 0, 0.5), k=10.0, c=1.0)

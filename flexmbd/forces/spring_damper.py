@@ -30,7 +30,8 @@ from ..kernels import AVAILABLE as USE_KERNELS
 from ..nodes import POINT
 from ..registry import ElementType, pair_kind, register
 from ..spec import LawSpec, PairSpec, Point, TimeFunctionSpec, law_function, point3, time_function
-from ..timefunctions import Constant
+from ..ground import GROUND
+from ..timefunctions import Constant, Polynomial
 from .loads import _config
 
 if USE_KERNELS:
@@ -294,3 +295,12 @@ class SpringDamperType(ElementType):
 
     def geometry(self, element):
         return [("line", element.name, *element.bodies, element.data["at_i"], element.data["at_j"])]
+
+    def sample(self, model, a, b):
+        """Linear with an actuator, a cable from ground, a non-linear Python law."""
+        z = 0.0 if a.kind.name == "planar" else 1.0
+        model.spring_damper(a, b, at_i=(0.2, 0.1, 0), at_j=(0.9, 0.1, 0.2 * z), k=120.0, c=7.0, rest_length=0.5,
+                            actuator=Polynomial((0.5, 1.0)))
+        model.spring_damper(GROUND, a, at_i=(0, 0, z), k=50.0, c=3.0, tension_only=True, rest_length=0.1)
+        model.spring_damper(b, a, k=0.0, c=0.0, rest_length=0.3,
+                            law=lambda d, r: 40 * d + 300 * d**3 + 2 * r * np.sqrt(1 + r * r))
