@@ -18,6 +18,7 @@ ELEMENT_MODULES = (
     "flexmbd.forces.spring_damper",
     "flexmbd.forces.rotational_spring",
     "flexmbd.forces.loads",
+    "flexmbd.forces.bushing",
     "flexmbd.bodies.marker",
 )
 
