@@ -1,6 +1,6 @@
-"""One compiled call for a whole evaluation: the fast path of :meth:`System.evaluate`.
+"""One compiled call for a whole evaluation: the fast path of :meth:`~flexmbd.system.System.evaluate`.
 
-:meth:`System.evaluate` asks every group for its arrays and combines them in NumPy
+:meth:`~flexmbd.system.System.evaluate` asks every group for its arrays and combines them in NumPy
 (c_M M + c_D D + c_K K, products by λ, concatenation, two ``bincount``).  On a model of
 three bodies that glue costs several times the element kernels (docs/performance.md,
 "Where the time goes").  :class:`CompiledAssembly` instead holds every group's constant

@@ -339,7 +339,7 @@ class Model:
 
     # ------------------------------------------------------------ solving
     def freeze(self, **options):
-        """Fix the coordinate layout and sparsity pattern: a :class:`System`."""
+        """Fix the coordinate layout and sparsity pattern: a :class:`~flexmbd.system.System`."""
         from .system import System
 
         return System(self, **options)
