@@ -22,6 +22,18 @@ all" without the SDA Jacobian (docs/solvers-static-kinematic.md gives the number
 The load factor goes 0, 1/N, …, 1 (``load_steps`` = N); a step that fails is retried
 with the increment halved (``max_cuts`` times).  Convergence, as in P1: 2-norm of the
 residual [F; Φ] < ``tol``.
+
+Frames on SE(3) (beam nodes, ``FrameKind``) are moved by the Newton iteration in the
+chart x = x_b + R_b ΔU, R = R_b exp(ΔΩ) of the load step's base (positions and
+rotations apart), and the equations solved are the derivatives of the potential in that
+chart (:class:`_FrameChart`).  The SE(3) update H_b exp(Δ) — positions along a screw —
+turns a bending increment into a spurious axial shortening of second order (the node
+moves back by ≈ ΔΩ ΔU/2), and the residual in body-frame components has a tangent
+whose skew part is proportional to the out-of-balance force.  For stiff sections
+(EA L²/EI = 1e8) the first Newton step then leaves compressive forces far above the
+buckling load, the next matrix is nearly singular (condition 1e20) and Newton diverges
+until the residual overflows; in the chart above the same problems converge like the
+R³×R³ formulation (docs/verification-beams.md, "Stiff sections").
 """
 from __future__ import annotations
 
@@ -30,8 +42,12 @@ import warnings
 
 import numpy as np
 import scipy.linalg as sla
+import scipy.sparse as sp
 
+from ..kinds import FrameKind
+from ..lie import quat_from_rotvec, quat_multiply, so3_dT, so3_exp, so3_hat, so3_T
 from ..results import Result
+from ..rotations import rotation_matrix
 from ..system import freeze_reporting, jacobian_terms
 from .dynamics import StepState
 from .initial import AssemblyError, assemble_positions
@@ -124,15 +140,21 @@ def static_equilibrium(model, load_steps=10, tol=1e-7, max_iter=50, jacobian="fu
     # load step (the Newton matrix carries the tangent operator T(Δ), so it is ∂F/∂Δ).
     base = {"q": q}
 
+    chart = None if system.additive else _FrameChart(system)
+
     def config(x):
-        return x[:n] if system.additive else system.increment(base["q"], x[:n])
+        return x[:n] if system.additive else chart.config(base["q"], x[:n])
 
     def problem(s):
         def residual(x, matrix):
             F, Phi, A = system.evaluate(config(x), zeros, zeros, x[n:], time, cM=0.0, cD=0.0, cK=1.0, terms=terms,
-                                        load_factor=s, matrix=matrix, tangent=None if system.additive else x[:n])
+                                        load_factor=s, matrix=matrix,
+                                        tangent=None if system.additive else chart.tangent(x[:n]))
             r = np.r_[F, Phi]
-            return r, r, A
+            if chart is None or not chart.frames:
+                return r, r, A
+            g, A = chart.equations(x[:n], F, A)
+            return np.r_[g, Phi], r, A
         return residual
 
     def solve(x, s):
@@ -184,11 +206,91 @@ def static_equilibrium(model, load_steps=10, tol=1e-7, max_iter=50, jacobian="fu
     return res
 
 
+class _FrameChart:
+    """The chart of the static Newton iteration for Lie-group systems.
+
+    For a frame on SE(3) (:class:`~flexmbd.kinds.FrameKind`, body-frame twist increments)
+    with base H_b = (R_b, x_b), the unknowns Δ = (ΔU, ΔΩ) give
+
+        q(Δ) = (x_b + R_b ΔU,  R_b exp(ΔΩ̃)),
+
+    whose body-frame twist under Δ → Δ + δ is J(Δ) δ to first order, J = diag(exp(ΔΩ̃)ᵀ,
+    T(ΔΩ)) (T the right-trivialised tangent of SO(3), ``lie.so3_T``).  The equations are
+    the chart components of the residual, g = Jᵀ F — for conservative loads the gradient
+    of the potential in Δ — and their Newton matrix is exact:
+
+        ∂g/∂Δ = Jᵀ (∂F/∂h) J + H,   H = [[0, −exp(ΔΩ̃) ñ T(ΔΩ)], [0, ∂(T(ΔΩ)ᵀ m)/∂ΔΩ]],
+
+    (n, m) = F the node's force and moment residual, ∂F/∂h the derivative along body-frame
+    twists that ``System.evaluate`` returns (``lie.so3_dT``; the derivative of
+    exp(Ω̃) n is −exp(Ω̃) ñ T(Ω)).  At Δ = 0 this equals H_b exp(Δ) to first order, so an
+    equilibrium is the same; only the Newton path differs.  Other Lie-group kinds
+    (rotation-vector increments of rigid bodies, x + ΔR and p ⊗ exp(Δθ)) already move
+    positions and rotations apart and keep their own increment and tangent.
+    """
+
+    def __init__(self, system):
+        frames = [b for b in system.model.bodies if b.kind is FrameKind]
+        self.frames = len(frames)
+        self.system = system
+        self.ci = system.config_rows(frames, FrameKind)       # (N, 7) rows of q
+        self.vi = system.dof_rows(frames, FrameKind)          # (N, 6) rows of Δ and of F
+
+    def config(self, base, dx):
+        """q(Δ): frames in the chart above, other bodies by their kind's increment."""
+        if not self.frames:
+            return self.system.increment(base, dx)
+        other = dx.copy()
+        other[self.vi] = 0.0
+        q = self.system.increment(base, other)
+        d = dx[self.vi]
+        qb = base[self.ci]
+        Rb = rotation_matrix(qb[:, 3:7])
+        q[self.ci[:, :3]] = qb[:, :3] + np.einsum("nij,nj->ni", Rb, d[:, :3])
+        p = quat_multiply(qb[:, 3:7], quat_from_rotvec(d[:, 3:6]))
+        q[self.ci[:, 3:7]] = p / np.linalg.norm(p, axis=1, keepdims=True)
+        return q
+
+    def tangent(self, dx):
+        """The increments whose tangent operator ``System.evaluate`` applies: those of
+        the other Lie-group bodies (frames get theirs from :meth:`equations`)."""
+        t = dx.copy()
+        t[self.vi] = 0.0
+        return t
+
+    def equations(self, dx, F, A):
+        """(Jᵀ F for the frames' rows, F elsewhere; Jᵀ A J + H) for the residual F and the
+        matrix A (derivatives along body-frame twists at the frames)."""
+        d = dx[self.vi]
+        R, T = so3_exp(d[:, 3:]), so3_T(d[:, 3:])
+        J = np.zeros((self.frames, 6, 6))
+        J[:, :3, :3] = np.swapaxes(R, -1, -2)
+        J[:, 3:, 3:] = T
+        f = F[self.vi]
+        g = F.copy()
+        g[self.vi] = np.einsum("nji,nj->ni", J, f)
+        if A is None:
+            return g, None
+        H = np.zeros((self.frames, 6, 6))
+        H[:, :3, 3:] = -R @ so3_hat(f[:, :3]) @ T
+        H[:, 3:, 3:] = so3_dT(d[:, 3:], f[:, 3:], transpose=True)
+        N = A.shape[0]
+        rows = np.repeat(self.vi, 6, axis=1).ravel()
+        cols = np.tile(self.vi, (1, 6)).ravel()
+        keep = np.setdiff1d(np.arange(N), self.vi.ravel())
+        P = sp.csr_matrix((np.r_[J.ravel(), np.ones(len(keep))], (np.r_[rows, keep], np.r_[cols, keep])),
+                          shape=(N, N))
+        Hs = sp.csr_matrix((H.ravel(), (rows, cols)), shape=(N, N))
+        if sp.issparse(A):
+            return g, (P.T @ A @ P + Hs).tocsr()
+        return g, P.T @ (P.T @ np.asarray(A).T).T + Hs.toarray()
+
+
 def _failure_message(system, residual, out, k, s, cuts):
     """Which step failed, why, and which equation (or which free direction) is to blame."""
     msg = (f"load step {k} (load factor {s:.4g}) failed" + (f" after {cuts} cuts of the increment" if cuts else "")
            + f": {out.message}")
-    r, _, A = residual(out.x, True)
+    _, r, A = residual(out.x, True)   # r: the residual [F; Φ] (chart equations aside)
     if np.all(np.isfinite(r)) and r.size:
         worst = int(np.argmax(np.abs(r)))
         msg += f"; residual norm {np.linalg.norm(r):.3g}, worst equation: {system.describe_row(worst)}"

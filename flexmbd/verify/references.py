@@ -24,6 +24,8 @@ Contents
    :func:`newmark_family_parameters`, :func:`newmark_family_step`,
    :func:`newmark_family_amplification_matrix`,
    :func:`newmark_family_spectral_radius`, :func:`two_mass_chain_modes`.
+6. The elastica: a cantilever under a tip load, exact through elliptic
+   integrals: :func:`elastica_cantilever`.
 
 All quantities are in SI units and angles in radians unless a name says
 ``_deg``.
@@ -39,7 +41,8 @@ from typing import NamedTuple
 import numpy as np
 from scipy.integrate import solve_ivp
 from scipy.linalg import eigh
-from scipy.special import ellipk
+from scipy.optimize import brentq
+from scipy.special import ellipe, ellipeinc, ellipk, ellipkinc
 
 __all__ = [
     # 1. pendulums
@@ -74,6 +77,9 @@ __all__ = [
     "newmark_family_spectral_radius",
     "ChainModes",
     "two_mass_chain_modes",
+    # 6. elastica
+    "ElasticaTip",
+    "elastica_cantilever",
 ]
 
 #: Integration tolerances used by the ODE references (relative, absolute).
@@ -1351,3 +1357,71 @@ def two_mass_chain_modes(m1, m2, k_soft, k_stiff):
             Phi[:, col] *= -1.0
     omega = np.sqrt(w2)
     return ChainModes(omega=omega, frequency_hz=omega / (2 * np.pi), modes=Phi, M=M, K=K)
+
+
+# ---------------------------------------------------------------------------
+# 6. The elastica
+# ---------------------------------------------------------------------------
+
+
+class ElasticaTip(NamedTuple):
+    """Tip of the elastica cantilever, over the length L: ``x`` along the undeformed
+    axis, ``deflection`` along the load, ``rotation`` the tip's slope angle [rad]."""
+
+    x: float
+    deflection: float
+    rotation: float
+
+
+def elastica_cantilever(alpha):
+    """Tip of an inextensible, unshearable cantilever under a dead tip load.
+
+    A beam of length L and bending stiffness EI, clamped at s = 0 along x, carries at
+    s = L a force P perpendicular to its undeformed axis; ``alpha = P L^2 / EI``.  The
+    slope angle θ(s) obeys EI θ'' + P cos θ = 0, θ(0) = 0, θ'(L) = 0 (Euler's
+    elastica), whose first integral ½ EI θ'^2 = P (sin θ_L − sin θ) the substitution
+    1 + sin θ = 2 m sin²φ turns into elliptic integrals of parameter m = (1 + sin θ_L)/2
+    (Bisshopp & Drucker, "Large deflection of cantilever beams", Quart. Appl. Math. 3
+    (1945) 272-275; Frisch-Fay, *Flexible Bars*, Butterworths 1962, ch. 3):
+
+        √α = K(m) − F(φ₁|m),          sin φ₁ = 1/√(2m),
+        x_L / L = 2 √m cos φ₁ / √α,
+        δ_L / L = 1 − 2 (E(m) − E(φ₁|m)) / √α,
+        sin θ_L = 2m − 1,
+
+    K, E complete and F, E incomplete elliptic integrals of the first and second kind
+    (``scipy.special.ellipk``, ``ellipe``, ``ellipkinc``, ``ellipeinc``, which take the
+    parameter m = k², not the modulus).  m ∈ (½, 1) is found by bracketing (Brent's
+    method) to rounding: the right-hand side grows from 0 at m = ½ to ∞ at m → 1.
+
+    Parameters
+    ----------
+    alpha : float
+        Load parameter P L² / EI > 0.
+
+    Returns
+    -------
+    ElasticaTip
+        Tip position (x along the axis, deflection along the load) over L and tip
+        rotation.  For alpha = 1: (0.94357, 0.30172, 0.46135 rad) (Bisshopp & Drucker's
+        table: δ/L = 0.302).
+    """
+    alpha = float(alpha)
+    if not alpha > 0:
+        raise ValueError("alpha = P L^2 / EI must be positive")
+    root = np.sqrt(alpha)
+
+    def phi1(m):
+        return np.arcsin(min(1.0, 1.0 / np.sqrt(2.0 * m)))
+
+    def residual(m):
+        return ellipk(m) - ellipkinc(phi1(m), m) - root
+
+    lo, hi = 0.5, 0.5 + 0.25
+    while residual(hi) < 0.0:            # K(m) → ∞ as m → 1: the bracket closes in on 1
+        lo, hi = hi, 0.5 * (hi + 1.0)
+    m = brentq(residual, lo, hi, xtol=1e-16, rtol=4 * np.finfo(float).eps, maxiter=200)
+    p1 = phi1(m)
+    x = 2.0 * np.sqrt(m) * np.cos(p1) / root
+    deflection = 1.0 - 2.0 * (ellipe(m) - ellipeinc(p1, m)) / root
+    return ElasticaTip(float(x), float(deflection), float(np.arcsin(2.0 * m - 1.0)))
