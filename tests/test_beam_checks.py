@@ -66,6 +66,66 @@ def test_elastica_reference_small_load_is_linear():
     assert ref.rotation == pytest.approx(1e-4 / 2, rel=1e-7)
 
 
+# ------------------------------------------------------------------ locking
+@pytest.mark.parametrize("beam, expected", [
+    (dict(order=1), "full"), (dict(order=2), "reduced"), (dict(order=3), "reduced"),
+    (dict(order=2, interpolation="nurbs"), "reduced"), (dict(formulation="r3r3"), "reduced")])
+def test_default_integration_by_element(beam, expected):
+    _, b = cantilever(2, 1.0, 1e6, **beam)
+    assert b.integration == expected
+
+
+def test_first_order_se3_is_the_same_with_any_rule():
+    """Constant strain along the element: full and reduced integration agree to rounding."""
+    full, _, _ = solve(8, 1.0, 1e6, integration="full")
+    reduced, _, _ = solve(8, 1.0, 1e6, integration="reduced")
+    np.testing.assert_allclose(full.q[-1], reduced.q[-1], rtol=0, atol=1e-13)
+
+
+def test_quadratic_elements_do_not_lock_by_default():
+    """Elastica α = 1, EA = GA = 1e6 EI/L², 16 quadratic elements.  The axial and shear
+    flexibility moves the tip by O(α EI/(EA L²)) = 1e-6 L from the inextensible elastica
+    (measured 1.0e-6 with the reduced rule); with the old default (full) the quadratic
+    elements locked to the first-order elements' O(h²) error: 2.5e-4 against 2.6e-4."""
+    _, err, _ = solve(16, 1.0, 1e6, order=2)
+    _, err_linear, _ = solve(16, 1.0, 1e6, order=1)
+    assert err <= 10 * 1.0 / 1e6
+    assert err <= err_linear / 100
+
+
+def test_cubic_elements_do_not_lock_by_default():
+    """EA = GA = 1e8 EI/L² (model error 1e-8 L), 8 cubic Lagrange elements: 3.6e-8 with
+    the reduced rule, 5.2e-6 with the full one (the old default)."""
+    _, err, _ = solve(8, 1.0, 1e8, order=3)
+    assert err <= 100 * 1.0 / 1e8
+
+
+def test_quadratic_nurbs_lock_less_by_default():
+    """Quadratic NURBS, 16 spans, EA = GA = 1e6 EI/L²: 1.4e-6 reduced against 3.7e-3 full
+    (the old default).  (NURBS still lock on coarse meshes of slender beams with either
+    rule: docs/verification-beams.md.)"""
+    _, err, _ = solve(16, 1.0, 1e6, order=2, interpolation="nurbs")
+    _, err_full, _ = solve(16, 1.0, 1e6, order=2, interpolation="nurbs", integration="full")
+    assert err <= err_full / 100
+
+
+def test_higher_order_mass_matrix_is_regular_with_reduced_integration():
+    """The inertia of n-node elements takes p + 1 Gauss points whatever the elastic rule:
+    with p points Σ_g w_g N(g) N(g)ᵀ has rank p per p + 1 nodes and the mass matrix of
+    Lagrange elements was singular (rank 72 of 78 for 4 cubic elements)."""
+    sec = Section.rectangle(0.01, 0.01, E=2.1e11, nu=0.3, rho=7850)
+    masses = {}
+    for integ in ("full", "reduced"):
+        m = fm.Model()
+        m.beam("rod", section=sec, elements=4, start=(0, 0, 0), end=(1, 0, 0), order=3, integration=integ)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            s = m.freeze()
+        masses[integ] = s.mass_matrix(s.q0).toarray()
+    np.testing.assert_array_equal(masses["reduced"], masses["full"])
+    assert np.linalg.matrix_rank(masses["reduced"]) == 78
+
+
 # ------------------------------------------------------------------ stiff sections
 def test_stiff_sections_converge_like_r3r3():
     """α = 10, EA = GA = 1e8 EI/L², 64 elements, 10 load steps.  The SE(3) update of the

@@ -466,8 +466,9 @@ class Beam(_Base):
     interpolation: Literal["lagrange", "nurbs"] = Field("lagrange", description="shape functions")
     formulation: str = Field("se3", min_length=1, max_length=50,
                              description="beam formulation, as Model.beam accepts it (se3)")
-    integration: Literal["full", "reduced", "hw"] = Field("full", description="Gauss integration: full, reduced, "
-                                                                            "or hw (Hu-Washizu, first order)")
+    integration: Optional[Literal["full", "reduced", "hw"]] = Field(
+        None, description="Gauss integration: full, reduced, or hw (Hu-Washizu, first order); default: the one "
+                          "that does not lock (reduced for order ≥ 2 and r3r3, full for first-order se3)")
 
     @model_validator(mode="after")
     def _geometry(self):
