@@ -8,11 +8,13 @@ searched for
   after one in the same backticked enumeration (``flexmbd.beams.StraightLine``,
   ``CircularArc`` → ``flexmbd.beams.CircularArc``);
 * Sphinx roles :class:`…`, :func:`…`, :meth:`…`, :mod:`…`, :attr:`…`, :data:`…`,
-  :exc:`…` (``~`` dropped; a leading ``.`` is relative to the module's package, other
-  names are looked up in the class and the module that hold the docstring, then as
-  absolute names, as Sphinx resolves them).
+  :exc:`…` (``~`` dropped), resolved as Sphinx does: names are looked up in the class and
+  the module that hold the docstring, then as absolute names; a leading ``.`` is tried
+  below the module's package, then as the suffix of any module or object of the package.
 
-Each must resolve by import and getattr.
+Each must resolve by import and getattr (class attributes declared by annotation count).
+Docstrings are checked where they are written (a method's inherited docstring at its
+base class).
 """
 from __future__ import annotations
 
@@ -36,22 +38,37 @@ def resolve(name: str, namespace=None) -> bool:
     (or, given a namespace object, an attribute chain below it)."""
     parts = name.split(".")
     if namespace is not None:
-        obj = namespace
-        for p in parts:
-            if not hasattr(obj, p):
-                return False
-            obj = getattr(obj, p)
-        return True
+        return _walk(namespace, parts)
     for i in range(len(parts), 0, -1):
         try:
             obj = importlib.import_module(".".join(parts[:i]))
         except ImportError:
             continue
-        for p in parts[i:]:
-            if not hasattr(obj, p):
-                return False
+        return _walk(obj, parts[i:])
+    return False
+
+
+def _walk(obj, parts):
+    for i, p in enumerate(parts):
+        if hasattr(obj, p):
             obj = getattr(obj, p)
-        return True
+        elif i == len(parts) - 1 and inspect.isclass(obj) and any(
+                p in getattr(c, "__annotations__", {}) for c in obj.__mro__):
+            return True                                   # an attribute declared by annotation
+        else:
+            return False
+    return True
+
+
+def _suffix_match(target: str) -> bool:
+    """Sphinx's rule for ``.name`` not found relative to the current module: any module or
+    public object of the package whose full name ends with it."""
+    tail = target.lstrip(".")
+    for info in pkgutil.walk_packages(flexmbd.__path__, "flexmbd."):
+        if info.name.endswith("." + tail):
+            return True
+        if _walk(importlib.import_module(info.name), tail.split(".")):
+            return True
     return False
 
 
@@ -99,13 +116,13 @@ def documented_objects():
 def unresolved():
     bad = []
     for label, obj, module, owner in documented_objects():
-        doc = inspect.getdoc(obj) or ""
+        doc = inspect.cleandoc(getattr(obj, "__doc__", None) or "")   # its own docstring, not an inherited one
         names, roles = cited(doc)
         bad += [(label, n) for n in sorted(names) if not resolve(n)]
         package = module.__name__ if hasattr(module, "__path__") else module.__name__.rsplit(".", 1)[0]
         for target in sorted(roles):
             if target.startswith("."):
-                ok = resolve(package + target)
+                ok = resolve(package + target) or _suffix_match(target)
             else:
                 ok = (owner is not None and resolve(target, owner)) or resolve(target, module) or resolve(target)
             if not ok:

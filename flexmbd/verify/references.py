@@ -1376,7 +1376,7 @@ class ElasticaTip(NamedTuple):
     rotation: float
 
 
-def elastica_cantilever(alpha):
+def elastica_cantilever(alpha: float) -> ElasticaTip:
     """Tip of an inextensible, unshearable cantilever under a dead tip load.
 
     A beam of length L and bending stiffness EI, clamped at s = 0 along x, carries at
@@ -1430,7 +1430,8 @@ def elastica_cantilever(alpha):
     return ElasticaTip(float(x), float(deflection), float(np.arcsin(2.0 * m - 1.0)))
 
 
-def timoshenko_cantilever_frequencies(length, EI, kGA, rhoA, rhoI, modes=2):
+def timoshenko_cantilever_frequencies(length: float, EI: float, kGA: float, rhoA: float, rhoI: float,
+                                      modes: int = 2) -> np.ndarray:
     """Bending natural frequencies [rad/s] of a clamped-free Timoshenko beam.
 
     Timoshenko's equations for the deflection w and the section rotation ψ in harmonic
