@@ -31,7 +31,8 @@ VARIANTS = {
     "se3-1": (dict(order=1), [(4, 8), (9, 15), (18, 30)]),              # 84, 156, 300 DOF
     "se3-1-ref": (dict(order=1), [(36, 60)]),                           # 588 DOF reference
     "r3r3-1": (dict(formulation="r3r3", integration="reduced"), [(9, 15), (18, 30)]),
-    "se3-3": (dict(order=3), [(1, 1), (2, 2), (3, 5)]),                 # 48, 84, 156 DOF
+    "se3-3": (dict(order=3), [(1, 1), (2, 2), (3, 5)]),                 # 48, 84, 156 DOF; reduced (default)
+    "se3-3-full": (dict(order=3, integration="full"), [(1, 1), (2, 2), (3, 5)]),   # the default until the locking fix
 }
 REFERENCE = "se3-1-ref"
 REUSE = {"I": ("se3-1", (9, 15)), "IV": ("se3-1", (9, 15))}   # P3's Tables 7-8 (Jacobian reuse)

@@ -20,8 +20,10 @@ VARIANTS = {
         ("SE(3) 1st, full (EI)", dict(order=1, integration="full"), (4, 8, 16, 32)),
         ("SE(3) 1st, reduced (RI)", dict(order=1, integration="reduced"), (4, 8, 16, 32)),
         ("SE(3) 1st, Hu-Washizu (HW)", dict(order=1, integration="hw"), (4, 8, 16, 32)),
-        ("SE(3) 3rd-order Lagrange", dict(order=3), (1, 2, 4, 8)),
-        ("SE(3) cubic NURBS", dict(order=3, interpolation="nurbs"), (1, 2, 4, 8, 16)),
+        ("SE(3) 3rd-order Lagrange, reduced (default)", dict(order=3), (1, 2, 4, 8)),
+        ("SE(3) 3rd-order Lagrange, full", dict(order=3, integration="full"), (1, 2, 4, 8)),
+        ("SE(3) cubic NURBS, reduced (default)", dict(order=3, interpolation="nurbs"), (1, 2, 4, 8, 16)),
+        ("SE(3) cubic NURBS, full", dict(order=3, interpolation="nurbs", integration="full"), (1, 2, 4, 8, 16)),
     ],
     "r3r3": [
         ("R3×R3 1st, full (EI)", dict(formulation="r3r3", integration="full"), (4, 8, 16, 32)),

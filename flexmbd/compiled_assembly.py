@@ -1,6 +1,6 @@
-"""One compiled call for a whole evaluation: the fast path of :meth:`System.evaluate`.
+"""One compiled call for a whole evaluation: the fast path of :meth:`~flexmbd.system.System.evaluate`.
 
-:meth:`System.evaluate` asks every group for its contribution and combines them in NumPy
+:meth:`~flexmbd.system.System.evaluate` asks every group for its contribution and combines them in NumPy
 (products by c_M, c_D, c_K, concatenation, two ``bincount``).  On a model of three bodies
 that glue costs several times the element kernels (docs/performance.md, "Where the time
 goes").  :class:`CompiledAssembly` instead asks every group for its compiled slot

@@ -178,7 +178,7 @@ class Model:
                          velocity=velocity, angular_velocity=angular_velocity)
 
     def beam(self, name=None, *, section, elements, geometry=None, start=None, end=None, e2=None, order=1,
-             formulation="se3", integration="full", interpolation="lagrange"):
+             formulation="se3", integration: str | None = None, interpolation="lagrange"):
         """A geometrically exact beam of ``elements`` elements on SE(3) nodes
         (``formulation="se3"``) or on R³×R³ nodes (``formulation="r3r3"``: positions and
         total rotation vectors, two-node elements only; see docs/elements/beam-r3r3.md).
@@ -186,8 +186,12 @@ class Model:
         ``geometry``: the stress-free reference curve (``flexmbd.beams.StraightLine``,
         ``CircularArc``, ``NurbsReference``), or ``start`` and ``end`` points (with
         ``e2``, the section's second axis) for a straight beam.  ``section``: a
-        ``flexmbd.beams.Section``.  ``integration``: "full", "reduced" or "hw" (Hu-Washizu,
-        constant assumed shear strain; first order only).  ``interpolation``: "lagrange"
+        ``flexmbd.beams.Section``.  ``integration`` of the elastic forces: "full" (order + 1
+        Gauss points), "reduced" (order points) or "hw" (Hu-Washizu, constant assumed shear
+        strain; first order only); default (None) the one that does not lock, by element
+        (``flexmbd.beams.builder.default_integration``): "reduced" for order ≥ 2 and for R³×R³,
+        "full" for first-order SE(3), whose strain is constant so that every rule agrees.
+        ``interpolation``: "lagrange"
         (``order`` 1, 2, 3 …: order + 1 nodes per element) or "nurbs" (isogeometric, degree
         ``order`` ≥ 2, one element per knot span, nodes = control frames).  Returns a :class:`~flexmbd.beams.builder.Beam`
         whose nodes (``beam.node(i)``, ``beam.first``, ``beam.last``) take joints and loads.

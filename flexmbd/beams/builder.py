@@ -38,6 +38,26 @@ INTEGRATIONS = ("full", "reduced", "hw")
 INTERPOLATIONS = ("lagrange", "nurbs")
 
 
+def default_integration(formulation: str, order: int, interpolation: str = "lagrange") -> str:
+    """The Gauss rule of the elastic forces when ``Model.beam`` is given none: the one that
+    does not lock.
+
+    ``"reduced"`` (p points for order p) for elements whose strain varies along them —
+    SE(3) elements of order ≥ 2 (Lagrange or NURBS) and the R³×R³ element — since full
+    integration (p + 1 points) makes them lock: on the elastica with EA = GA = 1e6 EI/L²,
+    16 quadratic SE(3) elements err by 2.5e-4 L with full integration (16 first-order
+    ones: 2.6e-4 L) and 1.0e-6 L with reduced, and R³×R³ is 97 % too stiff on P3's
+    cantilever (docs/verification-beams.md, "Locking versus order and integration").
+    ``"full"`` for the first-order SE(3) element: its strain is constant along the element
+    (screw interpolation, Sonneville, Cardona & Brüls 2014), so every rule gives the same
+    forces and stiffness.  The beam's inertia always takes p + 1 points, which integrate the
+    consistent mass Σ N_k N_l exactly (with p points its rank drops by 6 per element).
+    """
+    if formulation == "se3" and order == 1 and interpolation == "lagrange":
+        return "full"
+    return "reduced"
+
+
 @dataclass
 class Beam:
     """Handle returned by ``Model.beam``."""
@@ -169,8 +189,10 @@ class BeamSpec(SpecBase):
     formulation: str = Field("se3", min_length=1, max_length=50,
                              description="beam formulation: se3 (SE(3) nodes) or r3r3 (positions and total "
                                          "rotation vectors, first-order Lagrange elements only)")
-    integration: Literal["full", "reduced", "hw"] = Field("full", description="Gauss integration: full, reduced, "
-                                                                            "or hw (Hu-Washizu, first order)")
+    integration: Optional[Literal["full", "reduced", "hw"]] = Field(
+        None, description="Gauss integration of the elastic forces: full, reduced, or hw (Hu-Washizu, first "
+                          "order); default: the rule that does not lock, reduced for order ≥ 2 and for r3r3, "
+                          "full for first-order se3")
 
     @model_validator(mode="after")
     def _one_geometry(self):
@@ -233,8 +255,8 @@ class BeamType(ElementType):
     def create(self, model, spec):
         name = model.new_name(spec.name, "beam")
         what = f"beam {name!r}"
-        order, interpolation, formulation, integration = spec.order, spec.interpolation, spec.formulation, \
-            spec.integration
+        order, interpolation, formulation = spec.order, spec.interpolation, spec.formulation
+        integration = spec.integration or default_integration(formulation, order, interpolation)
         if formulation not in FORMULATIONS:
             raise ModelError(f"{what}: formulation must be one of {FORMULATIONS}, got {formulation!r}",
                              element=name, key="formulation")
@@ -386,8 +408,11 @@ def _lagrange_topology(geometry, n_el, p, n_gauss):
     zg, wg = gauss_legendre(n_gauss)
     N, dNz = lagrange(p, zg)
     L = ref.s[conn[:, -1]] - ref.s[conn[:, 0]]
+    zm, wm = gauss_legendre(p + 1)                       # inertia: exact for N_k N_l
+    Nm = lagrange(p, zm)[0]
     return dict(x=ref.x, R=ref.R, conn=conn, N=np.broadcast_to(N, (n_el,) + N.shape).copy(),
                 dN=dNz[None] / L[:, None, None], w=wg[None, :] * L[:, None], length=L,
+                N_inertia=np.broadcast_to(Nm, (n_el,) + Nm.shape).copy(), w_inertia=wm[None, :] * L[:, None],
                 s_range=np.c_[ref.s[conn[:, 0]], ref.s[conn[:, -1]]])
 
 
@@ -412,11 +437,13 @@ def _nurbs_topology(geometry, n_el, p, n_gauss):
         ref = NurbsReference(curve)
         frame = ref.frame
     els = nurbs_elements(curve, n_gauss)
+    els_m = nurbs_elements(curve, p + 1)                 # inertia: exact for N_k N_l (polynomial spans)
     x, R = _control_frames(curve, ref, frame)
     s_of = ref.s_of_u
     return dict(x=x, R=R, conn=np.array([e.indices for e in els]),
                 N=np.array([e.R for e in els]), dN=np.array([e.dR_ds for e in els]),
                 w=np.array([e.weights for e in els]), length=np.array([np.sum(e.weights) for e in els]),
+                N_inertia=np.array([e.R for e in els_m]), w_inertia=np.array([e.weights for e in els_m]),
                 s_range=np.array([[float(s_of(np.array([e.span[0]]))[0]), float(s_of(np.array([e.span[1]]))[0])]
                                   for e in els]), curve=curve, reference=ref)
 
@@ -439,14 +466,15 @@ def beam_groups(system, specs):
         key = ("se3-2" if nn == 2 and d["order"] == 1 and d["interpolation"] == "lagrange" else "se3-n", nn)
         by_type.setdefault(key, []).append(spec)
     for (kind, nn), group in by_type.items():
-        names, dofs, cfgs, parts = [], [], [], {k: [] for k in ("N", "dN", "w", "d0", "length", "eps0", "D", "Ms")}
+        names, dofs, cfgs, parts = [], [], [], {k: [] for k in ("N", "dN", "w", "d0", "length", "eps0", "D", "Ms",
+                                                                "N_inertia", "w_inertia")}
         for spec in group:
             d, nodes = spec.data, spec.bodies
             k = len(d["conn"])
             names += [f"{spec.name}.e{i}" for i in range(k)]
             dofs.append(_element_rows(system.dof_rows(nodes, nodes[0].kind), d["conn"]))
             cfgs.append(_element_rows(system.config_rows(nodes, nodes[0].kind), d["conn"]))
-            for key in ("N", "dN", "w", "length"):
+            for key in ("N", "dN", "w", "length", "N_inertia", "w_inertia"):
                 parts[key].append(d[key])
             parts["d0" if kind == "se3-2" else "eps0"].append(d["d0" if kind == "se3-2" else "eps0"])
             parts["D"].append(np.broadcast_to(d["section"].stiffness_matrix(), (k, 6, 6)))
@@ -460,7 +488,7 @@ def beam_groups(system, specs):
             N, w = lagrange(1, zg)[0], cat["length"][:, None] * wg[None, :]
         else:
             forces.append(BeamElasticGroupN(names, dofs, cfgs, cat["N"], cat["dN"], cat["w"], cat["eps0"], cat["D"]))
-            N, w = cat["N"], cat["w"]
+            N, w = cat["N_inertia"], cat["w_inertia"]        # p + 1 points whatever the elastic rule
         if np.any(cat["Ms"] != 0):
             inertia.append(BeamInertiaGroup(names, dofs, cfgs, N, w, cat["Ms"]))
     return inertia, forces

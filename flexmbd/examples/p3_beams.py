@@ -48,7 +48,7 @@ class P3Model:
         return sum(6 * len(b.nodes) for b in self.rods)
 
 
-def crank_slider(which="I", elements=(4, 6), formulation="se3", integration="full", slider_mass=0.1, order=1,
+def crank_slider(which="I", elements=(4, 6), formulation="se3", integration=None, slider_mass=0.1, order=1,
                  interpolation="lagrange"):
     """P3's crank-slider Model I or II with ``elements`` = (crank, rod) element counts."""
     p = CRANK_SLIDER[which]
@@ -68,7 +68,7 @@ def crank_slider(which="I", elements=(4, 6), formulation="se3", integration="ful
     return P3Model(m, (crank, rod), f"crank-slider {which}", p)
 
 
-def double_pendulum(which="III", elements=(4, 6), formulation="se3", integration="full", order=1,
+def double_pendulum(which="III", elements=(4, 6), formulation="se3", integration=None, order=1,
                     interpolation="lagrange"):
     """P3's spatial double pendulum Model III or IV (``formulation`` "se3" or "r3r3")."""
     p = PENDULUM[which]

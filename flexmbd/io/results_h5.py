@@ -20,7 +20,7 @@ that opens with every flushed step; rows past ``n_saved`` (an interrupted flush)
 ignored by the reader.  Ctrl-C (KeyboardInterrupt) inside ``with ResultWriter(...)``
 flushes every step already computed and closes with ``status = "interrupted"``.
 
-Resume.  :func:`resume_state` gives the last saved :class:`StepState`;
+Resume.  :func:`resume_state` gives the last saved :class:`~flexmbd.solvers.dynamics.StepState`;
 :func:`resume_run` continues a file to its ``t_end`` on the same time grid
 ``t_start + k h`` as an uninterrupted run, so (with the default full Newton,
 ``refresh='newton'``) the continued run is bit-for-bit the uninterrupted one.
@@ -717,7 +717,7 @@ def model_from_text(text, fmt=""):
 
 
 def resume_state(path):
-    """The :class:`StepState` of the last saved step of ``path`` (to continue a run)."""
+    """The :class:`~flexmbd.solvers.dynamics.StepState` of the last saved step of ``path`` (to continue a run)."""
     from ..solvers.dynamics import StepState
 
     f = _open_read(path)

@@ -79,6 +79,9 @@ class NodeKind:
     kernel_code: ClassVar[int | None] = None
     #: rotation vectors with several branches that the solvers rescale between steps
     has_branches: ClassVar[bool] = False
+    #: the kind moves by its own chart in the static Newton iteration (``chart_config``,
+    #: ``chart_equations``; flexmbd.solvers.static)
+    static_chart: ClassVar[bool] = False
     #: compiled joints precompute the C(u) marker tensors (kernels/markers.py; Euler parameters)
     marker_tensors: ClassVar[bool] = False
     #: the marker class of this kind
@@ -148,6 +151,15 @@ class NodeKind:
         """A node output over rows of q, v: ``position`` (N, 3), ``velocity`` (N, 3),
         ``orientation`` (Euler parameters (N, 4); planar: the angle (N,)),
         ``angular_velocity`` (N, 3, global)."""
+        raise NotImplementedError
+
+    def chart_config(self, qb: np.ndarray, d: np.ndarray) -> np.ndarray:
+        """q(Δ) of the static chart at bases qb (N, nq) for Δ = d (N, nv)."""
+        raise NotImplementedError
+
+    def chart_equations(self, d: np.ndarray, f: np.ndarray):
+        """(J, H) (N, nv, nv) of the static chart: J(Δ) maps Δ-increments to the kind's
+        increments (the residual's rows are f), H = ∂(Jᵀ f)/∂Δ at fixed f."""
         raise NotImplementedError
 
     # ----------------------------------------------------------------- markers

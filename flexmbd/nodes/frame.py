@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels import AVAILABLE as USE_KERNELS
-from ..lie import se3_T, so3_T
+from ..lie import quat_from_rotvec, quat_multiply, se3_T, so3_dT, so3_exp, so3_hat, so3_T
 from ..rotations import quaternion_exp, quaternion_product, rotation_matrix, skew
 from .base import NodeKind, MarkerSet
 from .rotation import body_frame_torque, unit_quaternion_pose
@@ -90,6 +90,34 @@ class FrameKind(NodeKind):
             _frames.tangent(np.ascontiguousarray(dv), T)
             return T
         return se3_T(dv)
+
+    # The static chart (flexmbd.solvers.static): with base H_b = (R_b, x_b) the unknowns
+    # Δ = (ΔU, ΔΩ) give q(Δ) = (x_b + R_b ΔU, R_b exp(ΔΩ̃)), positions and rotations apart.
+    # Under Δ → Δ + δ its body-frame twist is J(Δ) δ, J = diag(exp(ΔΩ̃)ᵀ, T(ΔΩ)) (T the
+    # right-trivialised tangent of SO(3)); for the residual's force and moment (n, m),
+    # H = ∂(Jᵀ f)/∂Δ = [[0, −exp(ΔΩ̃) ñ T(ΔΩ)], [0, ∂(T(ΔΩ)ᵀ m)/∂ΔΩ]] (the derivative of
+    # exp(Ω̃) n is −exp(Ω̃) ñ T(Ω); lie.so3_dT).  H_b exp(Δ) — positions along a screw —
+    # turns a bending increment into a spurious axial shortening of second order, which
+    # makes stiff sections diverge (docs/verification-beams.md, "Stiff sections").
+    static_chart = True
+
+    def chart_config(self, qb, d):
+        Rb = rotation_matrix(qb[:, 3:7])
+        q = np.empty_like(qb)
+        q[:, :3] = qb[:, :3] + np.einsum("nij,nj->ni", Rb, d[:, :3])
+        p = quat_multiply(qb[:, 3:7], quat_from_rotvec(d[:, 3:6]))
+        q[:, 3:7] = p / np.linalg.norm(p, axis=1, keepdims=True)
+        return q
+
+    def chart_equations(self, d, f):
+        R, T = so3_exp(d[:, 3:]), so3_T(d[:, 3:])
+        J = np.zeros((len(d), 6, 6))
+        J[:, :3, :3] = np.swapaxes(R, -1, -2)
+        J[:, 3:, 3:] = T
+        H = np.zeros((len(d), 6, 6))
+        H[:, :3, 3:] = -R @ so3_hat(f[:, :3]) @ T
+        H[:, 3:, 3:] = so3_dT(d[:, 3:], f[:, 3:], transpose=True)
+        return J, H
 
     def orientation_matrix(self, orientation):
         return rotation_matrix(np.asarray(orientation, dtype=float).reshape(-1, 4))

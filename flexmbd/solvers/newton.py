@@ -98,7 +98,7 @@ class NewtonSolver:
                 r, chk, A = problem(x, need_matrix)
                 st.assembly_seconds += time.perf_counter() - c0
                 st.residual_evaluations += 1
-                norm = float(np.linalg.norm(chk))
+                norm = _norm(chk)
                 if not np.isfinite(norm):
                     return self._fail(x, it, norm, chk, "residual is not finite")
                 if self.convergence == "residual" and norm < self.tol or norm == 0.0:
@@ -127,7 +127,7 @@ class NewtonSolver:
                 prev_norm = norm
                 need_matrix = policy == "newton"
                 step = dx if increment_weights is None else increment_weights * dx
-                size = float(np.linalg.norm(step))
+                size = _norm(step)
                 theta = size / prev_step if np.isfinite(prev_step) else np.inf
                 prev_step = size
                 if self.error_estimate and theta < 1.0:
@@ -136,7 +136,7 @@ class NewtonSolver:
                     c0 = time.perf_counter()
                     r, chk, _ = problem(x, False)
                     st.assembly_seconds += time.perf_counter() - c0
-                    norm = float(np.linalg.norm(chk))
+                    norm = _norm(chk)
                     if np.isfinite(norm):
                         break
         except SingularMatrixError as exc:
@@ -149,6 +149,13 @@ class NewtonSolver:
         self.has_factor = False
         self.last_iterations = it
         return NewtonOutcome(False, x, it, norm, chk, message)
+
+
+def _norm(v):
+    """2-norm; inf (not an overflow warning) for a diverged iterate, which the caller
+    reports as a failure."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return float(np.linalg.norm(v))
 
 
 def _same_key(a, b):

@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 import scipy.sparse as sp
+import scipy.sparse.linalg as spla
 
 from .dynamics import DynamicsStepper, StepState, initial_state
 from .halving import advance
@@ -158,30 +159,96 @@ def static_residual(system, q, t=0.0):
     return float(np.linalg.norm(F)), F
 
 
-def lowest_frequency(system, q, rel_floor=1e-6):
+#: systems with at most this many unknowns (plus constraint rows): all modes, densely
+DENSE_EIGEN_LIMIT = 200
+#: a mode is a zero (rigid-body or mechanism) mode when its stiffness ω² vᵀMv is within
+#: this many units of rounding of |v|ᵀ|K||v|, the size of the terms that cancel in vᵀKv
+ZERO_MODE_ROUNDING = 10.0
+
+
+def lowest_frequency(system, q, modes: int = 12) -> float:
     """Lowest non-zero natural frequency [rad/s] of the linearised system at (q, 0).
 
-    Generalised eigenvalues of (K, M) restricted to the tangent space of the
-    constraints; zero (rigid-body) modes below ``rel_floor`` × the largest are skipped.
+    The undamped modes of the system linearised at rest, constraints included (Lagrange
+    multipliers μ), solve the generalised eigenproblem of the saddle-point pencil
+
+        [K  Φ_qᵀ] [x]       [M  0] [x]
+        [Φ_q  0 ] [μ] = ω²  [0  0] [μ],      K = ½ (∂F/∂q + ∂F/∂qᵀ)  (λ = 0),
+
+    whose finite eigenvalues are the ω² of the motions x in the tangent space of the
+    constraints.  They are computed in shift-invert mode (Lehoucq, Sorensen & Yang,
+    *ARPACK Users' Guide*, SIAM 1998: the spectral transformation μ = 1/(ω² − σ), the
+    eigenvalues of (P − σB)⁻¹B, P and B the matrices above, with the sparse LU of
+    P − σB): all of them densely up to ``DENSE_EIGEN_LIMIT`` unknowns, else the ``modes``
+    largest μ by ARPACK (``scipy.sparse.linalg.eigs``), and more while all of them are
+    zero modes.  The lowest modes are found directly, whatever the largest eigenvalue: no
+    floor relative to the stiffest mode, which for stiff structures (axial, shear and
+    rotary modes of beams) can lie 1e12 above the bending modes.  The shift σ =
+    −ε^¾ ‖K‖₁/‖M‖₁ (a choice of ours) makes P − σB regular when the system has zero
+    modes, lifting them some 1e4 times above the rounding level ε ‖K‖₁/‖M‖₁ of their
+    computed ω², so that their eigenvectors come out clean; it lies far below the
+    stiffest modes, so σ + 1/μ loses no digits that matter.
+
+    Zero modes (rigid-body motions, mechanisms) are recognised by rounding, not by size:
+    a mode (ω², v) is a zero mode when ω² vᵀMv ≤ ``ZERO_MODE_ROUNDING`` · ε · |v|ᵀ|K||v|,
+    i.e. when its stiffness vᵀKv is within the rounding noise of the terms that cancel in
+    it (ω² from the shift-invert solve, not vᵀKv itself, which a rigid mode computed with
+    a trace of the stiff modes would overstate; the error bound
+    γ_n |x|ᵀ|y| of a computed inner product xᵀy, Higham, *Accuracy and Stability of
+    Numerical Algorithms*, 2nd ed., SIAM 2002, ch. 3).  Negative ω² (an
+    unstable linearisation) are skipped.  Returns 0.0 if no positive non-zero mode exists.
     """
-    n = system.n
-    lam0 = np.zeros(system.m)
-    _, _, A = system.evaluate(q, np.zeros(n), np.zeros(n), lam0, 0.0, cM=0.0, cD=0.0, cK=1.0)
-    K = (A.toarray() if hasattr(A, "toarray") else np.asarray(A))[:n, :n]
-    M = system.mass_matrix(q).toarray()
-    if system.m:
-        Jq = system.constraint_jacobian(system.extend(q), 0.0)
-        Jq = Jq.toarray() if hasattr(Jq, "toarray") else np.asarray(Jq)
-        _, s, Vt = np.linalg.svd(Jq)
-        rank = int(np.sum(s > 1e-10 * max(s.max(), 1.0)))
-        T = Vt[rank:].T
-    else:
-        T = np.eye(n)
-    Kt, Mt = T.T @ K @ T, T.T @ M @ T
-    Kt = 0.5 * (Kt + Kt.T)
-    w2 = np.real(np.linalg.eigvals(np.linalg.solve(Mt, Kt)))
-    w2 = np.sort(w2[w2 > rel_floor * max(w2.max(), 1e-300)])
-    return float(np.sqrt(w2[0])) if len(w2) else 0.0
+    n, m = system.n, system.m
+    _, _, A = system.evaluate(q, np.zeros(n), np.zeros(n), np.zeros(m), 0.0, cM=0.0, cD=0.0, cK=1.0)
+    K = sp.csr_matrix(A)[:n, :n]
+    K = (0.5 * (K + K.T)).tocsr()
+    M = sp.csr_matrix(system.mass_matrix(q))
+    J = sp.csr_matrix(system.constraint_jacobian(system.extend(q), 0.0)) if m else sp.csr_matrix((0, n))
+    P = sp.bmat([[K, J.T], [J, None]], format="csc") if m else K.tocsc()
+    B = sp.block_diag([M, sp.csr_matrix((m, m))], format="csc") if m else M.tocsc()
+    N = n + m
+    scale = spla.norm(K, 1) / max(spla.norm(M, 1), np.finfo(float).tiny)
+    if scale == 0.0:                          # no stiffness at all: only zero modes
+        return 0.0
+    sigma = -np.finfo(float).eps ** 0.75 * scale
+    try:
+        lu = spla.splu((P - sigma * B).tocsc(), permc_spec="COLAMD")
+    except RuntimeError:
+        raise np.linalg.LinAlgError("lowest_frequency: the linearised system has a direction with neither "
+                                    "stiffness nor mass (or redundant constraints)") from None
+    if N <= DENSE_EIGEN_LIMIT:                # all eigenvalues μ = 1/(ω² − σ) of (P − σB)⁻¹ B
+        mu, X = np.linalg.eig(lu.solve(B.toarray()))
+        ok = np.isfinite(mu) & (np.abs(mu) > 0)
+        return _lowest_positive((sigma + 1.0 / mu[ok], X[:, ok]), K, M, n)
+    op = spla.LinearOperator((N, N), matvec=lambda x: lu.solve(np.asarray(B @ x, dtype=float)), dtype=float)
+    k = min(max(int(modes), 1), N - 2)
+    while True:
+        mu, X = spla.eigs(op, k=k, which="LM", tol=1e-12)
+        ok = np.isfinite(mu) & (np.abs(mu) > 0)
+        found = _lowest_positive((sigma + 1.0 / mu[ok], X[:, ok]), K, M, n)
+        if found > 0.0 or k >= N - 2:
+            return found
+        k = min(2 * k, N - 2)
+
+
+def _lowest_positive(pairs, K, M, n):
+    """√ of the smallest positive ω² among the eigenpairs whose mode is not a zero mode."""
+    w2, X = pairs
+    w2, X = np.real(w2), np.asarray(X)[:n]
+    absK = abs(K)
+    best = np.inf
+    for i in np.argsort(w2):
+        x = X[:, i]
+        j = int(np.argmax(np.abs(x)))
+        if x[j] == 0:
+            continue
+        v = np.real(x * (np.conj(x[j]) / abs(x[j])))   # the real mode (eigenvectors come with any phase)
+        noise = float(np.abs(v) @ (absK @ np.abs(v)))
+        if w2[i] * float(v @ (M @ v)) <= ZERO_MODE_ROUNDING * np.finfo(float).eps * noise:   # zero or negative
+            continue
+        best = w2[i]
+        break
+    return float(np.sqrt(best)) if np.isfinite(best) else 0.0
 
 
 def relax(model: Model, h: float | None = None, damping: str | None = None, *,

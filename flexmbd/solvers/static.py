@@ -22,6 +22,18 @@ all" without the SDA Jacobian (docs/solvers-static-kinematic.md gives the number
 The load factor goes 0, 1/N, …, 1 (``load_steps`` = N); a step that fails is retried
 with the increment halved (``max_cuts`` times).  Convergence, as in P1: 2-norm of the
 residual [F; Φ] < ``tol``.
+
+Frames on SE(3) (beam nodes, kind ``se3``) are moved by the Newton iteration in the
+chart x = x_b + R_b ΔU, R = R_b exp(ΔΩ) of the load step's base (positions and
+rotations apart; :meth:`flexmbd.nodes.frame.FrameKind.chart_config`), and the equations
+solved are the derivatives of the potential in that chart (:class:`_Charts`).  The SE(3) update H_b exp(Δ) — positions along a screw —
+turns a bending increment into a spurious axial shortening of second order (the node
+moves back by ≈ ΔΩ ΔU/2), and the residual in body-frame components has a tangent
+whose skew part is proportional to the out-of-balance force.  For stiff sections
+(EA L²/EI = 1e8) the first Newton step then leaves compressive forces far above the
+buckling load, the next matrix is nearly singular (condition 1e20) and Newton diverges
+until the residual overflows; in the chart above the same problems converge like the
+R³×R³ formulation (docs/verification-beams.md, "Stiff sections").
 """
 from __future__ import annotations
 
@@ -31,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.linalg as sla
+import scipy.sparse as sp
 
 from ..results import Result
 from ..services import provide
@@ -138,15 +151,21 @@ def static_equilibrium(model: Model, load_steps: int | None = None, *, settings:
     # load step (the Newton matrix carries the tangent operator T(Δ), so it is ∂F/∂Δ).
     base = {"q": q}
 
+    chart = None if system.additive else _Charts(system)
+
     def config(x):
-        return x[:n] if system.additive else system.increment(base["q"], x[:n])
+        return x[:n] if system.additive else chart.config(base["q"], x[:n])
 
     def problem(s):
         def residual(x, matrix):
             F, Phi, A = system.evaluate(config(x), zeros, zeros, x[n:], time, cM=0.0, cD=0.0, cK=1.0, terms=terms,
-                                        load_factor=s, matrix=matrix, tangent=None if system.additive else x[:n])
+                                        load_factor=s, matrix=matrix,
+                                        tangent=None if system.additive else chart.tangent(x[:n]))
             r = np.r_[F, Phi]
-            return r, r, A
+            if chart is None or not chart.frames:
+                return r, r, A
+            g, A = chart.equations(x[:n], F, A)
+            return np.r_[g, Phi], r, A
         return residual
 
     def solve(x, s):
@@ -198,11 +217,80 @@ def static_equilibrium(model: Model, load_steps: int | None = None, *, settings:
     return res
 
 
+class _Charts:
+    """The charts of the static Newton iteration for kinds that have one
+    (:meth:`flexmbd.nodes.NodeKind.static_chart`: frames on SE(3) move positions and
+    rotations apart, x_b + R_b ΔU and R_b exp(ΔΩ̃)); other kinds move by their increment.
+
+    With q(Δ) the chart and J(Δ) its Jacobian in the kind's increments, the equations are
+    g = Jᵀ F (for conservative loads the gradient of the potential in Δ) and their Newton
+    matrix is exact: ∂g/∂Δ = Jᵀ (∂F/∂h) J + H, H = ∂(Jᵀ f)/∂Δ at fixed f, the kind's
+    ``chart_equations``.  At Δ = 0 the chart is the increment to first order, so an
+    equilibrium is the same; only the Newton path differs.
+    """
+
+    def __init__(self, system):
+        self.system = system
+        self.kinds = []
+        for kind in system.kinds:
+            if kind.static_chart:
+                nodes = [b for b in system.model.bodies if b.kind == kind]
+                self.kinds.append((kind, system.config_rows(nodes, kind), system.dof_rows(nodes, kind)))
+        self.frames = sum(len(ci) for _, ci, _ in self.kinds)
+
+    def config(self, base, dx):
+        """q(Δ): nodes with a chart in it, other bodies by their kind's increment."""
+        if not self.frames:
+            return self.system.increment(base, dx)
+        other = dx.copy()
+        for _, _, vi in self.kinds:
+            other[vi] = 0.0
+        q = self.system.increment(base, other)
+        for kind, ci, vi in self.kinds:
+            q[ci] = kind.chart_config(base[ci], dx[vi])
+        return q
+
+    def tangent(self, dx):
+        """The increments whose tangent operator ``System.evaluate`` applies: those of
+        the other Lie-group bodies (charted nodes get theirs from :meth:`equations`)."""
+        t = dx.copy()
+        for _, _, vi in self.kinds:
+            t[vi] = 0.0
+        return t
+
+    def equations(self, dx, F, A):
+        """(Jᵀ F for the charted rows, F elsewhere; Jᵀ A J + H) for the residual F and the
+        matrix A (derivatives along the kinds' increments)."""
+        g = F.copy()
+        N = None if A is None else A.shape[0]
+        rows, cols, Jv, Hv, charted = [], [], [], [], []
+        for kind, _, vi in self.kinds:
+            f = F[vi]
+            J, H = kind.chart_equations(dx[vi], f)
+            g[vi] = np.einsum("nji,nj->ni", J, f)
+            k = vi.shape[1]
+            rows.append(np.repeat(vi, k, axis=1).ravel())
+            cols.append(np.tile(vi, (1, k)).ravel())
+            Jv.append(J.ravel())
+            Hv.append(H.ravel())
+            charted.append(vi.ravel())
+        if A is None:
+            return g, None
+        rows, cols = np.concatenate(rows), np.concatenate(cols)
+        keep = np.setdiff1d(np.arange(N), np.concatenate(charted))
+        P = sp.csr_matrix((np.r_[np.concatenate(Jv), np.ones(len(keep))], (np.r_[rows, keep], np.r_[cols, keep])),
+                          shape=(N, N))
+        Hs = sp.csr_matrix((np.concatenate(Hv), (rows, cols)), shape=(N, N))
+        if sp.issparse(A):
+            return g, (P.T @ A @ P + Hs).tocsr()
+        return g, P.T @ (P.T @ np.asarray(A).T).T + Hs.toarray()
+
+
 def _failure_message(system, residual, out, k, s, cuts):
     """Which step failed, why, and which equation (or which free direction) is to blame."""
     msg = (f"load step {k} (load factor {s:.4g}) failed" + (f" after {cuts} cuts of the increment" if cuts else "")
            + f": {out.message}")
-    r, _, A = residual(out.x, True)
+    _, r, A = residual(out.x, True)   # r: the residual [F; Φ] (chart equations aside)
     if np.all(np.isfinite(r)) and r.size:
         worst = int(np.argmax(np.abs(r)))
         msg += f"; residual norm {np.linalg.norm(r):.3g}, worst equation: {system.describe_row(worst)}"
