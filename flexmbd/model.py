@@ -178,7 +178,8 @@ class Model:
                          velocity=velocity, angular_velocity=angular_velocity)
 
     def beam(self, name=None, *, section, elements, geometry=None, start=None, end=None, e2=None, order=1,
-             formulation="se3", integration: str | None = None, interpolation="lagrange"):
+             formulation="se3", integration: str | None = None, interpolation="lagrange", velocity=(0, 0, 0),
+             angular_velocity=(0, 0, 0), about=None):
         """A geometrically exact beam of ``elements`` elements on SE(3) nodes
         (``formulation="se3"``) or on R³×R³ nodes (``formulation="r3r3"``: positions and
         total rotation vectors, two-node elements only; see docs/elements/beam-r3r3.md).
@@ -193,12 +194,16 @@ class Model:
         "full" for first-order SE(3), whose strain is constant so that every rule agrees.
         ``interpolation``: "lagrange"
         (``order`` 1, 2, 3 …: order + 1 nodes per element) or "nurbs" (isogeometric, degree
-        ``order`` ≥ 2, one element per knot span, nodes = control frames).  Returns a :class:`~flexmbd.beams.builder.Beam`
-        whose nodes (``beam.node(i)``, ``beam.first``, ``beam.last``) take joints and loads.
+        ``order`` ≥ 2, one element per knot span, nodes = control frames).  ``velocity`` (of
+        the point ``about``, default the first node) and ``angular_velocity`` (global) start
+        the beam in a rigid motion: node velocities v + ω × (x − about).  Returns a
+        :class:`~flexmbd.beams.builder.Beam` whose nodes (``beam.node(i)``, ``beam.first``,
+        ``beam.last``) take joints and loads.
         """
         return self._add("beam", name, section=section, elements=elements, geometry=geometry, start=start, end=end,
                          e2=e2, order=order, formulation=formulation, integration=integration,
-                         interpolation=interpolation)
+                         interpolation=interpolation, velocity=velocity, angular_velocity=angular_velocity,
+                         about=about)
 
     # ------------------------------------------------------------ joints
     def spherical(self, i, j, at, name=None):

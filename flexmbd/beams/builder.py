@@ -23,7 +23,7 @@ from ..errors import ModelError
 from ..forces.loads import GravityGroup
 from ..nodes import R3R3, SE3
 from ..registry import Element, ElementType, register
-from ..spec import UNION_ERRORS, UNION_KEYS, Axis, DumpError, Name, Point, SpecBase, describe, point3
+from ..spec import UNION_ERRORS, UNION_KEYS, Axis, DumpError, Name, Point, SpecBase, Vec3, describe, point3
 from ..lie import quat_to_rotvec, se3_exp, se3_from_Rx, se3_inv, se3_log
 from ..rotations import quaternion_from_matrix, rotation_matrix
 from .geometry import CircularArc, NurbsReference, StraightLine
@@ -189,6 +189,11 @@ class BeamSpec(SpecBase):
     formulation: str = Field("se3", min_length=1, max_length=50,
                              description="beam formulation: se3 (SE(3) nodes) or r3r3 (positions and total "
                                          "rotation vectors, first-order Lagrange elements only)")
+    velocity: Vec3 = Field([0.0, 0.0, 0.0], description="initial velocity of the point about [m/s] (the beam "
+                                                         "starts in a rigid motion)")
+    angular_velocity: Vec3 = Field([0.0, 0.0, 0.0], description="initial angular velocity, global axes [rad/s]")
+    about: Optional[Point] = Field(None, description="the point whose initial velocity is given [m] (default: the "
+                                                     "first node)")
     integration: Optional[Literal["full", "reduced", "hw"]] = Field(
         None, description="Gauss integration of the elastic forces: full, reduced, or hw (Hu-Washizu, first "
                           "order); default: the rule that does not lock, reduced for order ≥ 2 and for r3r3, "
@@ -307,9 +312,14 @@ class BeamType(ElementType):
             raise ModelError(f"{what}: {exc}", element=name) from None
         nodes = []
         node_kind = R3R3 if formulation == "r3r3" else SE3
-        for i, (x, R) in enumerate(zip(data.pop("x"), data.pop("R"))):
+        xs = data.pop("x")
+        # a rigid motion: v(x) = v + ω × (x − about), the same ω at every node
+        w = np.asarray(spec.angular_velocity, dtype=float)
+        about = xs[0] if spec.about is None else point3(spec.about)
+        for i, (x, R) in enumerate(zip(xs, data.pop("R"))):
             nm = model.new_name(f"{name}.n{i}", "node")
-            b = Body(nm, node_kind, 0.0, np.zeros((3, 3)), x.copy(), quaternion_from_matrix(R))
+            b = Body(nm, node_kind, 0.0, np.zeros((3, 3)), x.copy(), quaternion_from_matrix(R),
+                     np.asarray(spec.velocity, dtype=float) + np.cross(w, x - about), w.copy())
             model.add_node(b)
             nodes.append(b)
         q = np.array([np.r_[b.position, b.orientation] for b in nodes])
