@@ -280,8 +280,8 @@ def from_model(model, steps, h, beta=0.25, gamma=0.5, modified_newton=False, cab
                 raise NotImplementedError(f"force {e.name!r}: only constant forces")
             mbs.CreateForce(itemNumber=item(bi), loadVector=list(map(float, d["force"])),
                             localPosition=local(bi, d["at"]), bodyFixed=bool(d["body_fixed"]))
-        elif e.kind == "marker":
-            continue  # read with PeerModel.position
+        elif e.kind in ("marker", "rigid"):
+            continue  # markers are read with PeerModel.position; rigid bodies were made above
         else:
             raise NotImplementedError(f"{e.kind} {e.name!r}: not translated to Exudyn")
     info = {"frames": frames, "cables": cables}

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .rotations import rotation_matrix, skew
+from .rotations import skew
 
 __all__ = [
     "THRESHOLDS",
@@ -49,7 +49,6 @@ __all__ = [
     "quat_from_rotvec",
     "quat_increment",
     "quat_multiply",
-    "quat_to_matrix",
     "quat_to_rotvec",
     "se3_Ad",
     "se3_T",
@@ -413,11 +412,6 @@ def quat_from_matrix(R):
     """Unit quaternion (e0 ≥ 0) of rotation matrices (…, 3, 3); batched Shepperd."""
     p = _quat_from_matrix_unnormalised(R)
     return p / _norm(p)[..., None]
-
-
-def quat_to_matrix(p):
-    """A(p) — identical to ``flexmbd.rotations.rotation_matrix``."""
-    return rotation_matrix(p)
 
 
 def quat_increment(p, dtheta):

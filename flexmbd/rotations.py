@@ -101,30 +101,6 @@ DG = _build_g_derivative(G_matrix)
 DE = _build_g_derivative(E_matrix)
 
 
-def quaternion_from_matrix(A):
-    """Euler parameters (e0 ≥ 0) of a proper rotation matrix (Shepperd's method)."""
-    A = np.asarray(A, dtype=float)
-    tr = np.trace(A)
-    cands = np.array([tr, A[0, 0], A[1, 1], A[2, 2]])
-    i = int(np.argmax(cands))
-    if i == 0:
-        e0 = 0.5 * np.sqrt(1.0 + tr)
-        e = np.array([A[2, 1] - A[1, 2], A[0, 2] - A[2, 0], A[1, 0] - A[0, 1]]) / (4 * e0)
-        p = np.r_[e0, e]
-    else:
-        j, k = [(1, 2), (2, 0), (0, 1)][i - 1]
-        m = i - 1
-        ei = 0.5 * np.sqrt(1.0 + 2 * A[m, m] - tr)
-        e0 = (A[k, j] - A[j, k]) / (4 * ei)
-        ej = (A[j, m] + A[m, j]) / (4 * ei)
-        ek = (A[k, m] + A[m, k]) / (4 * ei)
-        p = np.zeros(4)
-        p[0], p[1 + m], p[1 + j], p[1 + k] = e0, ei, ej, ek
-    if p[0] < 0:
-        p = -p
-    return p / np.linalg.norm(p)
-
-
 def quaternion_from_axis_angle(axis, angle):
     """Euler parameters of a rotation by ``angle`` about the unit ``axis``."""
     axis = np.asarray(axis, dtype=float)
@@ -143,17 +119,3 @@ def perpendicular_pair(axis):
     f /= np.linalg.norm(f)
     g = np.cross(a, f)
     return f, g
-
-
-def quaternion_product(p, r):
-    """Hamilton product p ⊗ r of (..., 4) quaternions [w, x, y, z]: A(p ⊗ r) = A(p) A(r)."""
-    p0, pv, r0, rv = p[..., :1], p[..., 1:], r[..., :1], r[..., 1:]
-    w = p0 * r0 - np.sum(pv * rv, axis=-1, keepdims=True)
-    v = p0 * rv + r0 * pv + np.cross(pv, rv)
-    return np.concatenate([w, v], axis=-1)
-
-
-def quaternion_exp(theta):
-    """Unit quaternion of the rotation vector θ (..., 3): [cos(|θ|/2), sin(|θ|/2) θ/|θ|]."""
-    a = np.linalg.norm(theta, axis=-1, keepdims=True)
-    return np.concatenate([np.cos(0.5 * a), 0.5 * np.sinc(a / (2 * np.pi)) * theta], axis=-1)

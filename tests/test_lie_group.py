@@ -15,7 +15,7 @@ import pytest
 import flexmbd as fm
 from flexmbd.examples.slider_crank import build as slider_crank
 from flexmbd.nodes import ROTATION, SPATIAL
-from flexmbd.rotations import quaternion_exp, quaternion_product
+from flexmbd.lie import quat_from_rotvec as quaternion_exp, quat_multiply as quaternion_product
 from flexmbd.rotations import rotation_matrix, skew
 from flexmbd.verify.cases import conservative as C
 from flexmbd.verify.references import heavy_top_minimal_ode, slider_crank_minimal

@@ -10,7 +10,6 @@ and 2.5e-5 at 64 elements).
 """
 import warnings
 
-import numpy as np
 import pytest
 
 import flexmbd as fm

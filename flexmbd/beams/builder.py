@@ -24,8 +24,8 @@ from ..forces.loads import GravityGroup
 from ..nodes import R3R3, SE3
 from ..registry import Element, ElementType, register
 from ..spec import UNION_ERRORS, UNION_KEYS, Axis, DumpError, Name, Point, SpecBase, Vec3, describe, point3
-from ..lie import quat_to_rotvec, se3_exp, se3_from_Rx, se3_inv, se3_log
-from ..rotations import quaternion_from_matrix, rotation_matrix
+from ..lie import quat_from_matrix, quat_to_rotvec, se3_exp, se3_from_Rx, se3_inv, se3_log
+from ..rotations import rotation_matrix
 from .geometry import CircularArc, NurbsReference, StraightLine
 from .se3_beam import reference_strains, relative_twists
 from .se3_linear import relative_twist
@@ -318,7 +318,7 @@ class BeamType(ElementType):
         about = xs[0] if spec.about is None else point3(spec.about)
         for i, (x, R) in enumerate(zip(xs, data.pop("R"))):
             nm = model.new_name(f"{name}.n{i}", "node")
-            b = Body(nm, node_kind, 0.0, np.zeros((3, 3)), x.copy(), quaternion_from_matrix(R),
+            b = Body(nm, node_kind, 0.0, np.zeros((3, 3)), x.copy(), quat_from_matrix(R),
                      np.asarray(spec.velocity, dtype=float) + np.cross(w, x - about), w.copy())
             model.add_node(b)
             nodes.append(b)

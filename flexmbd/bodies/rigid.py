@@ -43,7 +43,8 @@ from ..groups import CompiledSlot, InertiaGroup, float_array, int_array
 from ..kernels import AVAILABLE as USE_KERNELS
 from ..nodes import PLANAR, ROTATION, SE3, SPATIAL, NodeKind
 from ..registry import Element, ElementType, register
-from ..rotations import DG, G_matrix, quaternion_from_axis_angle, quaternion_from_matrix, skew
+from ..lie import quat_from_matrix
+from ..rotations import DG, G_matrix, quaternion_from_axis_angle, skew
 from ..spec import Axis, Inertia, Mat3, Name, SpecBase, Vec2, Vec3, Vec4, check_inertia
 
 if USE_KERNELS:
@@ -284,7 +285,7 @@ class Orientation(SpecBase):
     def quaternion_value(self) -> np.ndarray:
         """Euler parameters (e0 ≥ 0 for matrices) of the orientation."""
         if self.matrix is not None:
-            return quaternion_from_matrix(np.array(self.matrix, dtype=float))
+            return quat_from_matrix(np.array(self.matrix, dtype=float))
         if self.quaternion is not None:
             p = np.array(self.quaternion, dtype=float)
             return p / np.linalg.norm(p)

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..kernels import AVAILABLE as USE_KERNELS
 from ..lie import quat_from_rotvec, quat_multiply, se3_T, so3_dT, so3_exp, so3_hat, so3_T
-from ..rotations import quaternion_exp, quaternion_product, rotation_matrix, skew
+from ..rotations import rotation_matrix, skew
 from .base import NodeKind, MarkerSet
 from .rotation import body_frame_torque, unit_quaternion_pose
 
@@ -78,7 +78,7 @@ class FrameKind(NodeKind):
         A = rotation_matrix(q[..., 3:7].reshape(-1, 4)).reshape(q.shape[:-1] + (3, 3))
         step = np.einsum("...ji,...j->...i", so3_T(dv[..., 3:6]), dv[..., :3])   # T(Ω)ᵀ U
         out[..., :3] = q[..., :3] + np.einsum("...ij,...j->...i", A, step)
-        p = quaternion_product(q[..., 3:7], quaternion_exp(dv[..., 3:6]))
+        p = quat_multiply(q[..., 3:7], quat_from_rotvec(dv[..., 3:6]))
         out[..., 3:7] = p / np.linalg.norm(p, axis=-1, keepdims=True)
         return out
 

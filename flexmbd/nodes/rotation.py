@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..rotations import quaternion_exp, quaternion_product, rotation_matrix, skew
+from ..lie import quat_from_rotvec, quat_multiply
+from ..rotations import rotation_matrix, skew
 from .base import NodeKind, MarkerSet
 
 
@@ -95,7 +96,7 @@ class RotationKind(NodeKind):
         dv = np.asarray(dv, dtype=float)
         out = np.empty(np.broadcast_shapes(q.shape, dv.shape[:-1] + (7,)))
         out[..., :3] = q[..., :3] + dv[..., :3]
-        p = quaternion_product(q[..., 3:7], quaternion_exp(dv[..., 3:6]))
+        p = quat_multiply(q[..., 3:7], quat_from_rotvec(dv[..., 3:6]))
         out[..., 3:7] = p / np.linalg.norm(p, axis=-1, keepdims=True)
         return out
 
