@@ -32,7 +32,7 @@ import scipy.sparse as sp
 from .compiled_assembly import compiled_assembly
 from .ground import GROUND
 from .groups import JACOBIAN_TERMS, P1_PARTS, EvalContext, jacobian_terms, tangent_map  # noqa: F401
-from .nodes import KINDS
+from .nodes import KINDS, kind_order
 from .linalg import DENSE_LIMIT
 from .errors import ModelError
 from .registry import builders
@@ -40,6 +40,13 @@ from .services import provide
 
 #: every kind, in the order of their ground slots in the extended vectors
 KIND_ORDER = tuple(KINDS.values())
+
+
+def _kind_order(bodies):
+    """The fixed kinds (their ground slots always exist) and any other kind of the model
+    (a parameterised kind such as a modal body's), in canonical order."""
+    others = sorted({b.kind for b in bodies if b.kind.key not in KINDS}, key=kind_order)
+    return KIND_ORDER + tuple(others)
 _EYE3 = np.eye(3)
 
 
@@ -60,12 +67,13 @@ class System:
         n, nc = int(nv.sum()), int(nq.sum())
         self.n, self.n_q = n, nc
         self.ground_offset, self.ground_config_offset = {}, {}
-        for kind in KIND_ORDER:
+        self._kind_order = _kind_order(bodies)
+        for kind in self._kind_order:
             self.ground_offset[kind], self.ground_config_offset[kind] = n, nc
             n += kind.nv
             nc += kind.nq
         self.n_ext, self.n_q_ext = n, nc
-        self._ground_q = np.concatenate([k.ground_q for k in KIND_ORDER])
+        self._ground_q = np.concatenate([k.ground_q for k in self._kind_order])
         self.coordinate_names = [f"{b.name}.{c}" for b in bodies for c in b.kind.coordinate_names]
         self.velocity_names = [f"{b.name}.{c}" for b in bodies for c in b.kind.velocity_names]
         self.additive = all(b.kind.nq == b.kind.nv for b in bodies)
@@ -74,7 +82,7 @@ class System:
             self._add_q = np.concatenate([self.config_dofs(b) for b in vec]) if vec else np.zeros(0, int)
             self._add_v = np.concatenate([self.dofs(b) for b in vec]) if vec else np.zeros(0, int)
             self._lie = []
-            for kind in KIND_ORDER:
+            for kind in self._kind_order:
                 bs = [b for b in bodies if b.kind == kind and not kind.additive]
                 if bs:
                     self._lie.append((kind, self.config_rows(bs, kind), self.dof_rows(bs, kind)))
@@ -82,7 +90,7 @@ class System:
         self.rescale_rotations = True
         #: kinds whose coordinates have branches (rescaled between steps) with their rows
         self._branched = []
-        for kind in KIND_ORDER:
+        for kind in self._kind_order:
             bs = [b for b in bodies if b.kind == kind]
             if bs and kind.has_branches:
                 self._branched.append((kind, self.config_rows(bs, kind), self.dof_rows(bs, kind)))
@@ -94,7 +102,7 @@ class System:
 
         # ------------------------------------------------------------- groups
         #: the node kinds of the model, in canonical order (builders make one group per kind)
-        self.kinds = [k for k in KIND_ORDER if any(b.kind == k for b in bodies)]
+        self.kinds = [k for k in self._kind_order if any(b.kind == k for b in bodies)]
         groups = []
         for build in builders():
             elements = [e for e in model.elements if e.type.builder is build]
@@ -222,7 +230,7 @@ class System:
         q = np.zeros(self.n_q)
         v = np.zeros(self.n)
         bodies = self.model.bodies
-        for kind in KIND_ORDER:
+        for kind in self._kind_order:
             bs = [b for b in bodies if b.kind == kind]
             if not bs:
                 continue

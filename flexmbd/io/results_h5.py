@@ -297,7 +297,7 @@ class ResultWriter:
         lay.create_dataset("equation_owner", data=_str_list(system.equation_owner), dtype=sdt)
         lay.create_dataset("equation_label", data=_str_list(system.equation_label), dtype=sdt)
         lay.create_dataset("body_names", data=_str_list(b.name for b in model.bodies), dtype=sdt)
-        lay.create_dataset("body_kinds", data=_str_list(b.kind.name for b in model.bodies), dtype=sdt)
+        lay.create_dataset("body_kinds", data=_str_list(b.kind.key for b in model.bodies), dtype=sdt)
         lay.create_dataset("body_offsets", data=np.asarray(system.offsets, dtype=np.int64))
         lay.create_dataset("body_config_offsets",
                            data=np.asarray(getattr(system, "config_offsets", system.offsets), dtype=np.int64))
