@@ -34,6 +34,7 @@ from math import factorial
 import numpy as np
 
 from ..lie import coefficient, se3_TUO, so3_dT, so3_exp, so3_T
+from ..nodes.rotvec import _mv, _tmv, _tr  # noqa: F401  (one home for the batched products)
 from ..rotations import skew
 
 __all__ = [
@@ -94,18 +95,6 @@ def _dot(a, b):
 
 def _outer(a, b):
     return a[..., :, None] * b[..., None, :]
-
-
-def _mv(A, v):
-    return np.einsum("...ij,...j->...i", A, v)
-
-
-def _tmv(A, v):
-    return np.einsum("...ji,...j->...i", A, v)
-
-
-def _tr(A):
-    return np.swapaxes(A, -1, -2)
 
 
 def _col(c):

@@ -137,12 +137,9 @@ def linear_springs(kcode, cfg, dof, ui, uj, k, c, l0, fa, tension_only, qe, ve, 
 
 
 @njit(cache=True)
-def point_loads(kcode, cfg, u, f, body_fixed, s, qe, scale, cK, matrix, vec, blk):
-    qb = gather(qe, cfg)
-    n, m = cfg.shape[0], vec.shape[0] // cfg.shape[0]
-    Q = np.empty((n, m))
-    K = np.empty((n, m, m)) if matrix else np.empty((0, m, m))
-    point_forces(kcode, qb, u, f, body_fixed, s, matrix, Q, K)
+def _load_contribution(Q, K, scale, cK, matrix, vec, blk):
+    """A load's −scale·Q into vec and −c_K·scale·K into blk."""
+    n, m = Q.shape
     V = vec.reshape((n, m))
     for e in range(n):
         for a in range(m):
@@ -153,6 +150,16 @@ def point_loads(kcode, cfg, u, f, body_fixed, s, qe, scale, cK, matrix, vec, blk
             for a in range(m):
                 for b in range(m):
                     B[e, a, b] = -cK * scale * K[e, a, b]
+
+
+@njit(cache=True)
+def point_loads(kcode, cfg, u, f, body_fixed, s, qe, scale, cK, matrix, vec, blk):
+    qb = gather(qe, cfg)
+    n, m = cfg.shape[0], vec.shape[0] // cfg.shape[0]
+    Q = np.empty((n, m))
+    K = np.empty((n, m, m)) if matrix else np.empty((0, m, m))
+    point_forces(kcode, qb, u, f, body_fixed, s, matrix, Q, K)
+    _load_contribution(Q, K, scale, cK, matrix, vec, blk)
 
 
 @njit(cache=True)
@@ -175,16 +182,7 @@ def torque_loads(kcode, cfg, torque, body_fixed, s, qe, scale, cK, matrix, vec, 
     Q = np.empty((n, m))
     K = np.empty((n, m, m)) if matrix else np.empty((0, m, m))
     _torques(kcode, qb, torque, body_fixed, s, matrix, Q, K)
-    V = vec.reshape((n, m))
-    for e in range(n):
-        for a in range(m):
-            V[e, a] = -scale * Q[e, a]
-    if matrix:
-        B = blk.reshape((n, m, m))
-        for e in range(n):
-            for a in range(m):
-                for b in range(m):
-                    B[e, a, b] = -cK * scale * K[e, a, b]
+    _load_contribution(Q, K, scale, cK, matrix, vec, blk)
 
 
 @njit(cache=True)

@@ -15,20 +15,19 @@ import numpy as np
 from ..kernels import AVAILABLE as USE_KERNELS
 from ..lie import quat_from_rotvec, quat_multiply, se3_T, so3_dT, so3_exp, so3_hat, so3_T
 from ..rotations import rotation_matrix, skew
-from .base import NodeKind, MarkerSet
-from .rotation import body_frame_torque, unit_quaternion_pose
+from .base import NodeKind
+from .rotation import RotationMarkers, body_frame_torque, unit_quaternion_pose
 
 if USE_KERNELS:
     from ..kernels import frames as _frames
 
 
-class FrameMarkers(MarkerSet):
-    def _parts(self, qb):
-        return rotation_matrix(qb[:, 3:7]), self.u * self.rot[:, None]
+class FrameMarkers(RotationMarkers):
+    """As on R³ × SO(3), but the translational increments are body-frame: J_U = A."""
 
     def evaluate(self, qb):
         A, ur = self._parts(qb)
-        x = self.point[:, None] * qb[:, :3] + np.einsum("nij,nj->ni", A, ur) + self.const[:, None] * self.u
+        x = self._value(qb, A, ur)
         J = np.empty((self.n, 3, 6))
         J[:, :, :3] = A * self.point[:, None, None]
         J[:, :, 3:] = -np.einsum("nij,njk->nik", A, skew(ur))

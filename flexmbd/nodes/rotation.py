@@ -19,9 +19,13 @@ class RotationMarkers(MarkerSet):
     def _parts(self, qb):
         return rotation_matrix(qb[:, 3:7]), self.u * self.rot[:, None]
 
+    def _value(self, qb, A, ur):
+        """x = point·R + A u + const·u (positions and unit quaternions: this kind and SE(3))."""
+        return self.point[:, None] * qb[:, :3] + np.einsum("nij,nj->ni", A, ur) + self.const[:, None] * self.u
+
     def evaluate(self, qb):
         A, ur = self._parts(qb)
-        x = self.point[:, None] * qb[:, :3] + np.einsum("nij,nj->ni", A, ur) + self.const[:, None] * self.u
+        x = self._value(qb, A, ur)
         J = np.zeros((self.n, 3, 6))
         J[:, 0, 0] = J[:, 1, 1] = J[:, 2, 2] = self.point
         J[:, :, 3:] = -np.einsum("nij,njk->nik", A, skew(ur))
