@@ -39,6 +39,7 @@ examples:
   flexmbd example slider-crank-sda --quiet         no summary printed
   flexmbd example slider-crank-sda --dump          write its model file, slider-crank-sda.yaml
   flexmbd example pendulum --dump my.yaml          ... to my.yaml ('-' for standard output)
+  flexmbd example pendulum --dump --force          ... replacing an edited pendulum.yaml
 """
 
 VERIFY_EPILOG = """\
@@ -109,6 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--dump", nargs="?", const="", default=None, metavar="FILE",
         help="write the example's model file instead of running it (default: NAME.yaml in --out; '-' = stdout)",
     )
+    p_ex.add_argument("--force", action="store_true", help="let --dump replace a file that differs (an edited copy)")
     p_ex.set_defaults(handler=cmd_example)
 
     p_ver = sub.add_parser(
@@ -197,8 +199,21 @@ def _dump_example(args: argparse.Namespace, models: dict) -> int:
         sys.stdout.write(text)
         return 0
     dest = pathlib.Path(args.dump) if args.dump else args.out / src.name
+    if args.dump and not dest.parent.is_dir():  # as 'run -o': an explicit FILE needs an existing directory
+        raise CLIError(f"{PROG} example: error: --dump {args.dump}: the directory {str(dest.parent)!r} "
+                       "does not exist", 2)
+    if dest.is_dir():
+        raise CLIError(f"{PROG} example: error: --dump {dest}: is a directory; give a file name", 2)
+    if dest.exists() and not args.force:
+        try:
+            same = dest.read_text(encoding="utf-8") == text
+        except (OSError, UnicodeDecodeError):
+            same = False
+        if not same:
+            raise CLIError(f"{PROG} example: error: {dest} exists and differs from the example's model file "
+                           "(edited?); give another FILE, or --force to replace it", 2)
     try:
-        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.parent.mkdir(parents=True, exist_ok=True)  # the default place, --out, is created if missing
         dest.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise CLIError(f"{PROG} example: error: cannot write {str(dest)!r}: {exc.strerror or exc}")
@@ -279,6 +294,8 @@ def _add_model_commands(sub) -> None:
                        help="newmark, hht or generalized-alpha, optionally with parameters: hht:0.9, "
                             "newmark:0.3,0.6 (overrides solver.integrator)")
     p_run.add_argument("--quiet", action="store_true", help="print nothing but errors (no summary, no progress)")
+    p_run.add_argument("--force", action="store_true",
+                       help="let -o replace an existing file that is not a results file of the same model")
     p_run.add_argument("--resume", metavar="FILE",
                        help="continue the run stored in this results file from its last saved step")
     p_run.set_defaults(handler=cmd_run)
@@ -324,7 +341,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         return _resume(args)
     try:
         outcome = run_model(args.model, output=args.output, t_end=args.t_end, h=args.h,
-                            integrator=args.integrator, quiet=args.quiet)
+                            integrator=args.integrator, quiet=args.quiet, force=args.force)
     except ModelFileError as exc:
         raise CLIError(f"{PROG} run: error: {exc}", 2)
     except RunError as exc:

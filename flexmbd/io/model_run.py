@@ -157,8 +157,9 @@ def _format_value(y):
 
 
 def run_model(path, output=None, t_end=None, h=None, integrator=None, quiet=False, stdout=None, stderr=None,
-              progress_delay=PROGRESS_DELAY) -> RunOutcome:
-    """Run a model file; raises ModelFileError (bad model) or RunError (cannot write)."""
+              progress_delay=PROGRESS_DELAY, force=False) -> RunOutcome:
+    """Run a model file; raises ModelFileError (bad model, or ``output`` is a file that
+    must not be replaced: ``force`` replaces it) or RunError (cannot write)."""
     from ..results import Result
     from ..solvers.dynamics import simulate
 
@@ -168,7 +169,7 @@ def run_model(path, output=None, t_end=None, h=None, integrator=None, quiet=Fals
     if not quiet:
         for w in loaded.warnings:
             print(str(w), file=stderr)
-    writer = _open_writer(output, path, system, loaded)
+    writer = _open_writer(output, path, system, loaded, force)
     created = writer is not None
     if loaded.static:
         return _run_static(loaded, system, writer, output, quiet, stdout)
@@ -229,8 +230,12 @@ def run_model(path, output=None, t_end=None, h=None, integrator=None, quiet=Fals
     return RunOutcome(loaded, res, status, message, output if created else None, list(loaded.warnings))
 
 
-def _open_writer(output, path, system, loaded):
-    """The ResultWriter for ``-o output`` (None without -o); usage problems are ModelFileErrors."""
+def _open_writer(output, path, system, loaded, force=False):
+    """The ResultWriter for ``-o output`` (None without -o); usage problems are ModelFileErrors.
+
+    The file is locked (:mod:`.file_guard`) before anything looks at or truncates it: a
+    file that a live run writes is never touched.  An existing file is replaced only
+    when it is a flexmbd results file of the same model, or with ``force``."""
     writer = None
     if output is not None:
         output = os.fspath(output)
@@ -243,15 +248,26 @@ def _open_writer(output, path, system, loaded):
         if os.path.abspath(output) == os.path.abspath(path):
             raise ModelFileError("-o would overwrite the model file", (), None, None, origin="-o")
         try:
-            from .results_h5 import ResultWriter
+            from .file_guard import FileBusyError, WriteLock, os_reason
+            from .results_h5 import ResultWriter, replace_refusal
         except ImportError as exc:
             raise RunError(f"writing results needs flexmbd.io.results_h5 ({exc})") from None
-        existed = os.path.exists(output)
         try:
-            writer = ResultWriter(output, system, loaded.text, writer_settings(loaded))
+            lock = WriteLock(output)
+        except FileBusyError:
+            raise RunError(f"{output} is being written by another run (or is open in another program); "
+                           "choose another -o file or wait until it has finished") from None
+        except OSError as exc:
+            raise RunError(f"cannot write {output}: {os_reason(exc)}") from None
+        if not lock.created and not force:
+            why = replace_refusal(output, loaded.spec.name, loaded.text)
+            if why is not None:
+                lock.release()
+                raise ModelFileError(f"{why}; give another file name, or --force to replace it", (), None, None,
+                                     origin="-o")
+        try:
+            writer = ResultWriter(output, system, loaded.text, writer_settings(loaded), lock=lock)
         except Exception as exc:  # noqa: BLE001 - reported as one line
-            if not existed and os.path.exists(output):
-                os.remove(output)
             raise RunError(f"cannot create {output}: {exc}") from None
     return writer
 

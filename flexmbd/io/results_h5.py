@@ -39,6 +39,7 @@ from ..nodes import kind_from_key
 from ..results import NODE_OUTPUTS, STAT_FIELDS, Result
 from ..services import provide
 from ..solvers.settings import DynamicSettings, SettingError, Settings, integrator_from_json, integrator_to_json
+from .file_guard import FileBusyError, WriteLock, os_reason
 
 FORMAT = "flexmbd-results"
 FORMAT_VERSION = 1
@@ -211,8 +212,7 @@ class ResultWriter:
     """
 
     def __init__(self, path, system, model_text=None, settings=None, chunk=100, append=False,
-                 flush_seconds=30.0, model_format=None):
-        h5py = _h5py()
+                 flush_seconds=30.0, model_format=None, lock=None):
         if hasattr(system, "freeze") and not hasattr(system, "coordinate_names"):
             system = system.freeze()
         self.path = os.fspath(path)
@@ -223,43 +223,65 @@ class ResultWriter:
         self._clock0 = time.perf_counter()
         self._last_flush = self._clock0
         self.closed = False
-        n, m = system.n, system.m
-        if append:
-            try:
-                self.file = h5py.File(self.path, "r+")
-            except (OSError, FileNotFoundError) as exc:
-                raise ResultsFileError(f"{self.path}: cannot reopen for appending: {_short(exc)}") from None
-            f = self.file
-            _check_format(f, self.path)
-            names = [_s(x) for x in f["layout/coordinate_names"][()]]
-            if names != list(system.coordinate_names) or f["lam"].shape[1] != m:
-                self.file.close()
-                raise ResultsFileError(f"{self.path}: the model's coordinates or constraints differ from the "
-                                       "file's; resume with the same model")
-            self.n_saved = int(f.attrs["n_saved"])
-            for k in ARRAYS:
-                f[k].resize(self.n_saved, axis=0)
-            for k in STAT_FIELDS:
-                f["stats"][k].resize(self.n_saved, axis=0)
-            if "outputs" in f:  # recomputed for the whole run at close
-                del f["outputs"]
-            if settings is not None:
-                old = json.loads(_s(f.attrs.get("settings", "{}")))
-                old.update(_as_dict(settings))
-                f.attrs["settings"] = json.dumps(old)
-            if model_text is not None:
-                f.attrs["model_text"] = model_text
-            resumed = json.loads(_s(f.attrs.get("resumed_at", "[]")))
-            resumed.append(float(f["t"][self.n_saved - 1]) if self.n_saved else 0.0)
-            f.attrs["resumed_at"] = json.dumps(resumed)
-            self._wall0 = float(f.attrs.get("wall_time", 0.0))
-            self._set_status("running", "running (or the writer stopped without closing the file)")
-            f.flush()
-            return
+        self.file = None
+        self.write_error = None
+        self._lock = lock if lock is not None else _take_lock(self.path, create=not append, append=append)
         try:
-            self.file = h5py.File(self.path, "w")
+            if append:
+                self._reopen(system, model_text, settings)
+            else:
+                self._create(system, model_text, settings, model_format)
+        except BaseException:
+            if self.file is not None:
+                _close_quietly(self.file)
+            if append:
+                self._lock.release()
+            else:
+                self._lock.discard()
+            raise
+
+    def _reopen(self, system, model_text, settings):
+        """Open an existing file to continue it (``append``)."""
+        h5py = _h5py()
+        m = system.m
+        try:
+            self.file = h5py.File(self.path, "r+", **_no_hdf5_lock(self._lock))
         except OSError as exc:
-            raise ResultsFileError(f"{self.path}: cannot create: {_short(exc)}") from None
+            raise ResultsFileError(f"{self.path}: cannot reopen for appending: {os_reason(exc)}") from None
+        f = self.file
+        _check_format(f, self.path)
+        names = [_s(x) for x in f["layout/coordinate_names"][()]]
+        if names != list(system.coordinate_names) or f["lam"].shape[1] != m:
+            raise ResultsFileError(f"{self.path}: the model's coordinates or constraints differ from the "
+                                   "file's; resume with the same model")
+        self.n_saved = int(f.attrs["n_saved"])
+        for k in ARRAYS:
+            f[k].resize(self.n_saved, axis=0)
+        for k in STAT_FIELDS:
+            f["stats"][k].resize(self.n_saved, axis=0)
+        if "outputs" in f:  # recomputed for the whole run at close
+            del f["outputs"]
+        if settings is not None:
+            old = json.loads(_s(f.attrs.get("settings", "{}")))
+            old.update(_as_dict(settings))
+            f.attrs["settings"] = json.dumps(old)
+        if model_text is not None:
+            f.attrs["model_text"] = model_text
+        resumed = json.loads(_s(f.attrs.get("resumed_at", "[]")))
+        resumed.append(float(f["t"][self.n_saved - 1]) if self.n_saved else 0.0)
+        f.attrs["resumed_at"] = json.dumps(resumed)
+        self._wall0 = float(f.attrs.get("wall_time", 0.0))
+        self._set_status("running", "running (or the writer stopped without closing the file)")
+        f.flush()
+
+    def _create(self, system, model_text, settings, model_format):
+        """Create (or replace) the file: only ever called with the write lock held."""
+        h5py = _h5py()
+        n, m = system.n, system.m
+        try:
+            self.file = h5py.File(self.path, "w", **_no_hdf5_lock(self._lock))
+        except OSError as exc:
+            raise ResultsFileError(f"{self.path}: cannot create: {os_reason(exc)}") from None
         f = self.file
         self.n_saved = 0
         self._wall0 = 0.0
@@ -382,7 +404,17 @@ class ResultWriter:
             self.file.flush()
         finally:
             self.closed = True
-            self.file.close()
+            _close_quietly(self.file)
+            self._lock.release()
+
+    def abandon(self):
+        """Leave the file as a crash would: closed without a final status (it stays
+        "running" with every flushed step) and the write lock released.  For tests and
+        tools that simulate a killed run."""
+        if not self.closed:
+            self.closed = True
+            _close_quietly(self.file)
+            self._lock.release()
 
     def _write_outputs(self, which):
         f = self.file
@@ -589,6 +621,32 @@ def _s(x):
     return x.decode() if isinstance(x, bytes) else str(x)
 
 
+def _take_lock(path, create, append=False):
+    """The :class:`~.file_guard.WriteLock` of a writer, or a one-line ResultsFileError."""
+    try:
+        return WriteLock(path, create=create)
+    except FileBusyError:
+        raise ResultsFileError(f"{path}: is being written by another run (or is open in another program); "
+                               "choose another file name or wait until it has finished") from None
+    except OSError as exc:
+        what = "cannot reopen for appending" if append else "cannot create"
+        raise ResultsFileError(f"{path}: {what}: {os_reason(exc)}") from None
+
+
+def _no_hdf5_lock(lock):
+    """h5py keywords while our own lock is held: HDF5's lock would conflict with it."""
+    return {"locking": False} if lock.held else {}
+
+
+def _close_quietly(f):
+    """Close an h5py file; after a write error (disk full) closing can fail too, and
+    must not raise again: the status already written is what the file says."""
+    try:
+        f.close()
+    except Exception:  # noqa: BLE001
+        pass
+
+
 def _short(exc):
     return " ".join(str(exc).split())
 
@@ -714,6 +772,40 @@ def model_from_text(text, fmt=""):
         return load_model_text(text, None, fmt or None)
     except Exception:  # noqa: BLE001 - an invalid stored model: no rebuild
         return None
+
+
+def existing_results(path) -> dict | None:
+    """What an existing file is, to decide whether a new run may replace it: None when
+    it is not a readable flexmbd results file (a text file, an empty or damaged file),
+    else its ``model_name``, ``model_text`` and ``status``.  Read without HDF5's lock
+    (the caller holds the write lock of :mod:`.file_guard`)."""
+    h5py = _h5py()
+    try:
+        with h5py.File(os.fspath(path), "r", locking=False) as f:
+            if _s(f.attrs.get("format", "")) != FORMAT:
+                return None
+            return {"model_name": _s(f.attrs.get("model_name", "")), "model_text": _s(f.attrs.get("model_text", "")),
+                    "status": _s(f.attrs.get("status", ""))}
+    except Exception:  # noqa: BLE001 - anything unreadable is "not a results file"
+        return None
+
+
+def replace_refusal(path, model_name: str, model_text: str) -> str | None:
+    """Why ``path`` must not be replaced by a run of the model (``model_name``,
+    ``model_text``) without being told to (``--force``), or None when it may: it does
+    not exist, or it is a flexmbd results file of the same model (same name, or the
+    same model-file text)."""
+    if not os.path.lexists(path):
+        return None
+    if os.path.isfile(path) and os.path.getsize(path) == 0:
+        return None  # an empty file holds nothing to lose
+    info = existing_results(path)
+    if info is None:
+        return f"{path} exists and is not a flexmbd results file"
+    same = (model_name and info["model_name"] == model_name) or (model_text and info["model_text"] == model_text)
+    if not same:
+        return f"{path} holds the results of another model ({info['model_name'] or 'unnamed'!s})"
+    return None
 
 
 def resume_state(path):
