@@ -348,24 +348,35 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise CLIError(f"{PROG} run: error: {exc}", 1)
     except ImportError as exc:  # an optional package the model file asks for (e.g. linear_solver: klu)
         raise CLIError(f"{PROG} run: error: {exc}", 1)
-    except (CLIError, KeyboardInterrupt):
+    except (CLIError, KeyboardInterrupt, BrokenPipeError, MemoryError):
         raise
     except Exception as exc:  # noqa: BLE001 - never a traceback; this is a bug to report
         raise CLIError(f"{PROG} run: internal error while running {args.model}: {type(exc).__name__}: {exc} "
                        "(please report this with the model file)", 1)
     if outcome.status:
-        where = f"; the results up to then are in {outcome.output}" if outcome.output else ""
+        where = f"; the results up to then are in {outcome.output}" \
+            if outcome.output and outcome.output not in outcome.message else ""
         raise CLIError(f"{PROG} run: {outcome.message}{where}", outcome.status)
     return 0
 
 
 def _resume(args: argparse.Namespace) -> int:
-    """``run MODEL --resume FILE``: continue FILE with the model (validated first)."""
+    """``run MODEL --resume FILE``: continue FILE with the model (validated first).
+
+    The run goes on with the stored time step and integrator (on the same time grid, so
+    that it equals an uninterrupted run): ``--h`` and ``--integrator`` are refused, and
+    ``--t-end`` sets a new end time.  A completed file that needs no more steps is left
+    untouched.  SIGINT/SIGTERM stop it cleanly, as in a fresh run."""
+    from flexmbd.io.interrupts import StopFlag
     from flexmbd.io.model_file import ModelFileError
     from flexmbd.io.model_run import Progress, prepare
 
     if args.output is not None:
         raise CLIError(f"{PROG} run: error: give either -o or --resume (a resumed run writes to its own file)", 2)
+    for opt, value in (("--h", args.h), ("--integrator", args.integrator)):
+        if value is not None:
+            raise CLIError(f"{PROG} run: error: {opt} cannot be changed by --resume: the run goes on with the "
+                           "time step and integrator stored in the file (start a new run with -o to change it)", 2)
     try:
         loaded, _ = prepare(args.model)
     except ModelFileError as exc:
@@ -374,23 +385,48 @@ def _resume(args: argparse.Namespace) -> int:
         raise CLIError(f"{PROG} run: error: --resume: {args.model} is a static analysis (solver.analysis: static), "
                        "which is not resumed; run it again", 2)
     try:
-        from flexmbd.io.results_h5 import ResultsFileError, resume_run
+        from flexmbd.io.results_h5 import (ResultsFileError, ResultsWriteError, check_same_model, resume_info,
+                                           resume_run)
     except ImportError as exc:
         raise CLIError(f"{PROG} run: error: --resume needs flexmbd.io.results_h5 ({exc})", 1)
-    t_end = args.t_end
-    progress = Progress(t_end or loaded.spec.solver.t_end, sys.stderr,
-                        enabled=sys.stderr.isatty() and not args.quiet)
     try:
-        res = resume_run(args.resume, model=loaded.model, t_end=t_end, progress=progress, model_text=loaded.text)
+        info = resume_info(args.resume)
+        check_same_model(args.resume, info, loaded.text)
     except ResultsFileError as exc:
         raise CLIError(f"{PROG} run: error: {exc}", 2)
-    finally:
-        progress.finish()
+    stored_end = info["settings"].get("t_end")
+    t_end = args.t_end if args.t_end is not None else stored_end
+    t_last = info["t_last"]
+    if info["status"] == "completed" and t_last is not None and isinstance(t_end, (int, float)) \
+            and t_end <= t_last + 1e-9 * max(1.0, abs(t_last)):
+        if not args.quiet:
+            print(f"{args.resume}: already completed at t = {t_last:.6g} s; nothing to do "
+                  "(give a later --t-end to continue it)")
+        return 0
+    tty = sys.stderr.isatty() and not args.quiet
+    progress = Progress(t_end if isinstance(t_end, (int, float)) else loaded.spec.solver.t_end, sys.stderr,
+                        enabled=tty)
+    with StopFlag(sys.stderr, announce=tty) as stop:
+        try:
+            res = resume_run(args.resume, model=loaded.model, t_end=args.t_end, progress=progress,
+                             model_text=loaded.text, stop=stop.requested, output_progress=progress.outputs)
+        except ResultsWriteError as exc:
+            raise CLIError(f"{PROG} run: error: {exc}", 1)
+        except ResultsFileError as exc:
+            raise CLIError(f"{PROG} run: error: {exc}", 2)
+        finally:
+            progress.finish()
+        if stop.requested():
+            where = f"t = {res.t[-1]:.6g} s" if len(res.t) else "the start"
+            what = "while the outputs were written" if res.status == "interrupted" and \
+                "outputs" in str(res.message) else f"at {where}"
+            raise CLIError(f"{PROG} run: interrupted by {stop.name} {what}; {args.resume} keeps every step "
+                           "(resume again with --resume)", stop.exit_status)
     if not args.quiet:
         print(f"{loaded.spec.name}: resumed {args.resume}: {res.summary().splitlines()[0]}")
     ok = bool(getattr(res, "success", True))
     if not ok:
-        raise CLIError(f"{PROG} run: {getattr(res, 'message', 'the resumed run failed')}", 1)
+        raise CLIError(f"{PROG} run: {' '.join(str(getattr(res, 'message', 'the resumed run failed')).split())}", 1)
     return 0
 
 
@@ -688,6 +724,13 @@ def cmd_animate(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI with ``argv`` (default: ``sys.argv[1:]``); return the exit status."""
+    status = _main(argv)
+    if argv is None:  # the program itself (not a test calling main): it may end the process
+        _leave_if_a_results_file_broke(status)
+    return status
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     try:
         try:
@@ -703,6 +746,50 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        return _broken_pipe()
+    except MemoryError:
+        print(f"{PROG}: error: out of memory (a smaller --dpi, fewer frames or fewer steps need less)",
+              file=sys.stderr)
+        return 1
+    except Exception as exc:  # noqa: BLE001 - never a traceback: one line, and where to report it
+        text = " ".join(f"{type(exc).__name__}: {exc}".split())
+        print(f"{PROG}: internal error: {text} (please report this with the command line and its files)",
+              file=sys.stderr)
+        return 1
+
+
+def _broken_pipe() -> int:
+    """The reader of our output went away (``flexmbd ... | head -1``): stop quietly, as
+    other Unix tools do, with the status of a SIGPIPE.  Python would flush stdout once
+    more at exit and print a traceback, so stdout is pointed at /dev/null first."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+    return 141
+
+
+def _leave_if_a_results_file_broke(status: int) -> None:
+    """After a write error (disk full), HDF5 cannot close the results file without
+    crashing the interpreter at exit: the error has been reported and the file holds
+    what was flushed, so leave at once, without HDF5's clean-up."""
+    try:
+        from flexmbd.io.results_h5 import broken_files
+    except ImportError:  # pragma: no cover
+        return
+    if broken_files():
+        import os
+
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(status)
 
 
 if __name__ == "__main__":

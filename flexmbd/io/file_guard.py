@@ -87,18 +87,20 @@ class WriteLock:
         self.release()
 
 
-def os_reason(exc: OSError) -> str:
+def os_reason(exc: BaseException) -> str:
     """An OSError as a short plain reason ("Permission denied", "No space left on
     device"), without HDF5's internal details (flags, o_flags, error stacks)."""
     if isinstance(exc, FileBusyError):
         return "locked by another process"
-    if exc.errno in (errno.EAGAIN, errno.EWOULDBLOCK):
+    code = getattr(exc, "errno", None)  # h5py raises RuntimeError too, without errno
+    if code in (errno.EAGAIN, errno.EWOULDBLOCK):
         return "locked by another process"
-    if exc.errno:
-        return os.strerror(exc.errno)
+    if code:
+        return os.strerror(code)
     text = " ".join(str(exc).split())
     low = text.lower()
     for marker, plain in (("permission denied", os.strerror(errno.EACCES)),
+                          ("errno = 27", os.strerror(errno.EFBIG)), ("errno = 28", os.strerror(errno.ENOSPC)),
                           ("no space left", os.strerror(errno.ENOSPC)),
                           ("file too large", os.strerror(errno.EFBIG)),
                           ("unable to lock", "locked by another process")):

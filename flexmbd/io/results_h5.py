@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from datetime import datetime, timezone
 
@@ -58,6 +59,27 @@ STATUSES = ("running", "completed", "failed", "interrupted", "stopped")
 
 class ResultsFileError(ValueError):
     """A results file that cannot be used; the message is one line naming the file."""
+
+
+class ResultsWriteError(ResultsFileError):
+    """Writing the results failed (disk full, file-size limit, I/O error): the run must
+    stop.  The file keeps every step flushed before; the message says how many."""
+
+
+#: Free space [bytes] kept for the final status and closing the file: a flush that
+#: would leave less stops the run cleanly instead of letting HDF5 hit a full disk.
+RESERVE_BYTES = 1 << 20
+
+#: Files whose HDF5 handle broke on a write error: HDF5 cannot close them safely (it
+#: crashes closing a file whose metadata it could not write), so they are kept open
+#: and never touched again; :func:`broken_files` tells the command line to exit
+#: without HDF5's clean-up.
+_BROKEN: list = []
+
+
+def broken_files() -> list:
+    """Paths of results files left open after a write error (see :data:`_BROKEN`)."""
+    return [w.path for w in _BROKEN]
 
 
 def _h5py():
@@ -225,7 +247,11 @@ class ResultWriter:
         self.closed = False
         self.file = None
         self.write_error = None
+        self.status = "running"
+        self._broken = False
+        self._chunk_bytes = 0
         self._lock = lock if lock is not None else _take_lock(self.path, create=not append, append=append)
+        _quiet_h5py_cleanup()
         try:
             if append:
                 self._reopen(system, model_text, settings)
@@ -272,6 +298,7 @@ class ResultWriter:
         f.attrs["resumed_at"] = json.dumps(resumed)
         self._wall0 = float(f.attrs.get("wall_time", 0.0))
         self._set_status("running", "running (or the writer stopped without closing the file)")
+        self._chunk_bytes = _chunk_total(f)
         f.flush()
 
     def _create(self, system, model_text, settings, model_format):
@@ -329,6 +356,7 @@ class ResultWriter:
                 geo.create_dataset(k, data=_str_list(val), dtype=sdt)
             else:
                 geo.create_dataset(k, data=val)
+        self._chunk_bytes = _chunk_total(f)
         f.flush()
 
     # ------------------------------------------------------------ recording
@@ -343,29 +371,99 @@ class ResultWriter:
         return None
 
     def flush(self):
-        """Write the buffered steps; ``n_saved`` is updated only once they are all written."""
+        """Write the buffered steps; ``n_saved`` is updated only once they are all written.
+
+        Before writing, the free space (and the file-size limit) is checked: when the
+        rows would leave less than :data:`RESERVE_BYTES`, nothing is written and a
+        :class:`ResultsWriteError` is raised, so the file can still be closed with its
+        status.  A write that fails all the same (another program filled the disk)
+        raises it too, and the file is then left as it is (see :data:`_BROKEN`)."""
+        if self.write_error is not None:
+            raise self.write_error
         buf = list(self._buf)
         if not buf:
-            self.file.flush()
+            self._guarded(self.file.flush)
             return
+        self._check_space(self._chunk_bytes + sum(sum(np.asarray(x).nbytes for x in row[1:6]) + 64 for row in buf))
+        self._guarded(self._write_rows, buf)
+        del self._buf[: len(buf)]
+        self._last_flush = time.perf_counter()
+
+    def _datasets(self):
+        """The growing datasets, opened once: a handle released while a write fails
+        makes h5py print a traceback of its own, so none is released mid-write."""
+        if getattr(self, "_ds", None) is None:
+            f = self.file
+            self._ds = {k: f[k] for k in ARRAYS}
+            self._ds.update({"stats/" + k: f["stats"][k] for k in STAT_FIELDS})
+        return self._ds
+
+    def _write_rows(self, buf):
         f, n0 = self.file, self.n_saved
         n1 = n0 + len(buf)
         cols = list(zip(*buf))
+        dsets = self._datasets()
         for k, col in zip(ARRAYS, cols[:6]):
-            ds = f[k]
+            ds = dsets[k]
             ds.resize(n1, axis=0)
             ds[n0:n1] = np.array(col, dtype=float).reshape((n1 - n0,) + ds.shape[1:])
         st = np.array(cols[6])
         for j, k in enumerate(STAT_FIELDS):
-            ds = f["stats"][k]
+            ds = dsets["stats/" + k]
             ds.resize(n1, axis=0)
             ds[n0:n1] = st[:, j]
         f.attrs["n_saved"] = n1
         f.attrs["wall_time"] = self._wall0 + time.perf_counter() - self._clock0
         f.flush()
         self.n_saved = n1
-        del self._buf[: len(buf)]
-        self._last_flush = time.perf_counter()
+
+    def _saved_until(self):
+        """'the N steps up to t = T s' of the file as last flushed."""
+        if not self.n_saved:
+            return "no step"
+        try:
+            t = float(self.file["t"][self.n_saved - 1]) if not self._broken else None
+        except Exception:  # noqa: BLE001
+            t = None
+        return f"the {self.n_saved} steps" + (f" up to t = {t:.6g}" if t is not None else "")
+
+    def _check_space(self, nbytes):
+        """Raise :class:`ResultsWriteError` (file untouched) when writing ``nbytes``
+        would leave less than :data:`RESERVE_BYTES` on the disk or under the file-size
+        limit (``ulimit -f``)."""
+        need = int(nbytes) + RESERVE_BYTES
+        reason = None
+        try:
+            st = os.statvfs(os.path.dirname(os.path.abspath(self.path)))
+            free = st.f_bavail * st.f_frsize
+            if free < need:
+                reason = f"the disk is full ({free / 2**20:.1f} MiB free)"
+        except (AttributeError, OSError):  # no statvfs (Windows): HDF5's error is the check
+            pass
+        try:
+            import resource
+
+            limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+            if limit != resource.RLIM_INFINITY and os.path.getsize(self.path) + need > limit:
+                reason = f"the file-size limit (ulimit -f, {limit / 2**20:.1f} MiB) is reached"
+        except (ImportError, OSError, ValueError):
+            pass
+        if reason is not None:
+            self.write_error = ResultsWriteError(f"cannot write {self.path}: {reason}; it keeps "
+                                                 f"{self._saved_until()}")
+            raise self.write_error
+
+    def _guarded(self, fn, *args):
+        """Call an HDF5 write; a failure marks the writer broken (see :data:`_BROKEN`)."""
+        try:
+            return fn(*args)
+        except (OSError, RuntimeError, ValueError) as exc:
+            self._broken = True
+            _BROKEN.append(self)
+            self.write_error = ResultsWriteError(f"cannot write {self.path}: {os_reason(exc)}; HDF5 could not "
+                                                 f"finish the file, which may be unreadable (it held "
+                                                 f"{self._saved_until()} at its last complete write)")
+            raise self.write_error from None
 
     def _set_status(self, status, message):
         f = self.file
@@ -375,17 +473,27 @@ class ResultWriter:
         f.attrs["success"] = status == "completed"
 
     # ------------------------------------------------------------ closing
-    def close(self, result=None, status=None, message=None, outputs=True):
+    def close(self, result=None, status=None, message=None, outputs=True, stop=None, progress=None):
         """Flush, write the final status and (``outputs``) every named output; close.
+        Returns the status written.
 
         status defaults from ``result``: "completed" if it succeeded, "stopped" if the
         ``on_step`` hook stopped it, else "failed"; without a result, "interrupted".
         ``outputs``: True (all), False, or a list of names to store under /outputs.
+        ``stop``: a callable; when it returns True (Ctrl-C) while the outputs are being
+        computed, they are left out and a "completed" run is closed as "interrupted" (a
+        ``--resume`` writes them).  ``progress(i, n, name)`` before each output.
+        A write error (disk full) closes the file as "failed" with every step flushed
+        before it, or, when HDF5 could not even write that, leaves it "running"; the
+        error is kept in ``write_error``, not raised.
         """
         if self.closed:
-            return
+            return self.status
         try:
-            self.flush()
+            try:
+                self.flush()
+            except ResultsWriteError:
+                pass  # kept in self.write_error
             if status is None:
                 if result is None:
                     status = "interrupted"
@@ -397,14 +505,31 @@ class ResultWriter:
                     status = "failed"
             if message is None:
                 message = result.message if result is not None else status
-            if outputs and self.n_saved:
-                self._write_outputs(outputs)
-            self._set_status(status, message)
+            if self._broken:
+                self.status = "running"
+                return self.status
+            if self.write_error is not None:
+                status, message = "failed", str(self.write_error)
+            elif outputs and self.n_saved:
+                missing = self._write_outputs(outputs, stop, progress)
+                if missing is not None:
+                    if status == "completed":
+                        status = "interrupted" if missing == "interrupted" else "failed"
+                    message = (f"{message}; all {self.n_saved} steps are saved, but the outputs are not: "
+                               f"{missing} (run again with --resume to write them)")
+            self._guarded(self._set_status, status, message)
             self.file.attrs["wall_time"] = self._wall0 + time.perf_counter() - self._clock0
-            self.file.flush()
+            self._guarded(self.file.flush)
+            self.status = status
+            return status
+        except ResultsWriteError:
+            self.status = "running" if self._broken else "failed"
+            return self.status
         finally:
             self.closed = True
-            _close_quietly(self.file)
+            if not self._broken:
+                self._ds = None
+                _close_quietly(self.file)
             self._lock.release()
 
     def abandon(self):
@@ -413,26 +538,46 @@ class ResultWriter:
         tools that simulate a killed run."""
         if not self.closed:
             self.closed = True
+            self._ds = None
             _close_quietly(self.file)
             self._lock.release()
 
-    def _write_outputs(self, which):
+    def _write_outputs(self, which, stop=None, progress=None):
+        """Compute and store the named outputs; None when all were written, else why
+        not ("interrupted", or the write error)."""
         f = self.file
         res = _result_from_file(f, self.path, system=self.system)
         names = res.names() if which is True else list(which)
         g = f.require_group("outputs")
         errors = []
-        for nm in names:
-            try:
-                y = np.asarray(res[nm], dtype=float)
-            except Exception as exc:  # noqa: BLE001 - one output must not spoil the file
-                errors.append(f"{nm}: {type(exc).__name__}: {exc}")
-                continue
-            if nm in g:
-                del g[nm]
-            ds = g.create_dataset(nm, data=y)
-            ds.attrs["unit"] = output_unit(nm)
-        g.attrs["errors"] = json.dumps(errors)
+        try:
+            for i, nm in enumerate(names):
+                if stop is not None and stop():
+                    return "interrupted"
+                if progress is not None:
+                    progress(i, len(names), nm)
+                try:
+                    y = np.asarray(res[nm], dtype=float)
+                except Exception as exc:  # noqa: BLE001 - one output must not spoil the file
+                    errors.append(f"{nm}: {type(exc).__name__}: {exc}")
+                    continue
+                self._check_space(y.nbytes + 4096)
+                if nm in g:
+                    self._guarded(g.__delitem__, nm)
+                ds = self._guarded(lambda: g.create_dataset(nm, data=y))
+                ds.attrs["unit"] = output_unit(nm)
+        except KeyboardInterrupt:
+            return "interrupted"
+        except ResultsWriteError as exc:
+            if self._broken:
+                raise
+            return str(exc)
+        finally:
+            if not self._broken:
+                g.attrs["errors"] = json.dumps(errors)
+        if stop is not None and stop():
+            return "interrupted"
+        return None
 
     def __enter__(self):
         return self
@@ -636,6 +781,35 @@ def _take_lock(path, create, append=False):
 def _no_hdf5_lock(lock):
     """h5py keywords while our own lock is held: HDF5's lock would conflict with it."""
     return {"locking": False} if lock.held else {}
+
+
+def _chunk_total(f):
+    """Bytes of one chunk of every growing dataset: what a flush may allocate at most
+    besides its rows (HDF5 allocates whole chunks)."""
+    total = 0
+    for ds in [f[k] for k in ARRAYS] + [f["stats"][k] for k in STAT_FIELDS]:
+        if ds.chunks:
+            total += int(np.prod(ds.chunks)) * ds.dtype.itemsize
+    return total
+
+
+def _quiet_h5py_cleanup():
+    """After a write error (disk full), h5py reports every later release of an HDF5
+    object of the broken file as an "Exception ignored" traceback, some of them while
+    the failing write is still unwinding; those are noise (the error is reported once,
+    by the writer): hide them, and only them.  Installed when a writer opens a file."""
+    if getattr(sys.unraisablehook, "_flexmbd", False):
+        return
+    previous = sys.unraisablehook
+
+    def hook(unraisable):
+        text = f"{unraisable.exc_value}"
+        if "h5py" in repr(getattr(unraisable, "object", "")) and "write failed" in text:
+            return
+        previous(unraisable)
+
+    hook._flexmbd = True
+    sys.unraisablehook = hook
 
 
 def _close_quietly(f):
@@ -842,8 +1016,17 @@ def resume_info(path):
         f.close()
 
 
+def check_same_model(path, info: dict, model_text: str | None) -> None:
+    """Raise ResultsFileError when ``model_text`` (the model file given to resume
+    ``path``) is not the one stored in it (``info`` from :func:`resume_info`)."""
+    stored_text = info["model_text"]
+    if model_text is not None and stored_text and model_text != stored_text:
+        raise ResultsFileError(f"{path}: was written for a different model file (the stored model text differs); "
+                               "resume with the same model file")
+
+
 def resume_run(path, model=None, t_end=None, chunk=100, progress=None, model_text=None, outputs=None,
-               stop=None, check_model=True):
+               stop=None, check_model=True, output_progress=None):
     """Continue the run stored in ``path`` to ``t_end`` (default: its stored t_end).
 
     The steps land on the grid ``t_start + k h`` of the original run, with the stored
@@ -858,8 +1041,12 @@ def resume_run(path, model=None, t_end=None, chunk=100, progress=None, model_tex
     outputs:    named outputs stored at the end (as in :meth:`ResultWriter.close`); default:
                 the ``outputs`` list of the stored settings, or all of them.
     stop:       a callable; when it returns True the run stops after the current step
-                and the file is closed with status "interrupted" (resumable again).
+                (or while the outputs are written) and the file is closed with status
+                "interrupted" (resumable again).
+    output_progress: ``output_progress(i, n, name)`` while the outputs are written.
     Ctrl-C (KeyboardInterrupt) also closes the file as "interrupted" and re-raises.
+    A completed file that needs no more steps (``t_end`` not past its last time) is
+    not opened for writing at all: it is returned as it is.
     Returns the whole run as a :class:`StoredResult`; the file is closed with its status.
     """
     from ..solvers.dynamics import simulate
@@ -870,10 +1057,9 @@ def resume_run(path, model=None, t_end=None, chunk=100, progress=None, model_tex
         raise ResultsFileError(f"{path}: holds no saved step to resume from")
     if settings.get("analysis") == "static":
         raise ResultsFileError(f"{path}: holds a static analysis, which is not resumed; run it again")
+    if check_model:
+        check_same_model(path, info, model_text)
     stored_text = info["model_text"]
-    if check_model and model_text is not None and stored_text and model_text != stored_text:
-        raise ResultsFileError(f"{path}: was written for a different model file (the stored model text differs); "
-                               "resume with the same model file")
     if model is None:
         model = model_from_text(stored_text, info["model_format"])
         if model is None:
@@ -882,6 +1068,11 @@ def resume_run(path, model=None, t_end=None, chunk=100, progress=None, model_tex
     if t_end is not None:
         settings["t_end"] = float(t_end)
     run = stored_settings(path, settings, info["t_first"] or 0.0)
+    if info["status"] == "completed" and run.t_end <= info["t_last"] + 1e-9 * max(1.0, abs(info["t_last"])):
+        return load_result(path, model=model)
+    if run.t_end < info["t_last"] - 1e-9 * max(1.0, abs(info["t_last"])):
+        raise ResultsFileError(f"{path}: the end time {run.t_end:.6g} s is before the last saved time "
+                               f"{info['t_last']:.6g} s")
     h, t_end, t0 = run.h, run.t_end, run.t_start
     if outputs is None:
         outputs = settings.get("outputs") or True
@@ -911,9 +1102,12 @@ def resume_run(path, model=None, t_end=None, chunk=100, progress=None, model_tex
             writer.close(None, status="interrupted", message=f"interrupted at t = {state.t:.6g} s; resume again "
                          "with --resume", outputs=False)
         elif last.success:
-            writer.close(None, status="completed", message="completed", outputs=outputs)
+            writer.close(None, status="completed", message="completed", outputs=outputs, stop=stop,
+                         progress=output_progress)
         else:
-            writer.close(last, outputs=outputs)
+            writer.close(last, outputs=outputs, stop=stop, progress=output_progress)
+        if writer.write_error is not None:
+            raise writer.write_error
     return load_result(path, model=system)
 
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import time as _time
 import warnings
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 import scipy.linalg as sla
@@ -94,7 +94,8 @@ class _LoadStepFailure(RuntimeError):
 
 
 def static_equilibrium(model: Model, load_steps: int | None = None, *, settings: StaticSettings | None = None,
-                       system: System | None = None, **overrides: Any) -> StaticResult:
+                       system: System | None = None, on_step: Callable | None = None,
+                       progress: Callable | None = None, **overrides: Any) -> StaticResult:
     """Equilibrium of ``model`` under its loads, reached in ``load_steps`` equal increments.
 
     The settings are one :class:`~flexmbd.solvers.settings.StaticSettings` (``settings``);
@@ -108,6 +109,12 @@ def static_equilibrium(model: Model, load_steps: int | None = None, *, settings:
     error θ/(1−θ)‖Δx‖ of the Newton iterate below tol, θ the ratio of successive
     increment norms; for stiff structures, whose residual cannot get below the rounding
     noise of their internal forces, ~1e-16 EA per node).
+
+    on_step:  ``on_step(state, stats: dict)`` after each converged load step, as in
+              ``simulate`` (``state.t`` is the load factor): a writer stores the load path
+              as it goes, so an analysis stopped early keeps what it reached; returning
+              False stops it (``success`` False, the message says so).
+    progress: ``progress(load_factor, k, load_steps, newton_stats)`` after each load step.
 
     Returns a :class:`StaticResult` (``success``, ``message``, ``q``, ``lam``,
     ``iterations``, ``load_factor``); a failure never raises.
@@ -187,9 +194,18 @@ def static_equilibrium(model: Model, load_steps: int | None = None, *, settings:
             x = np.r_[q_s, x[n:]]
         if not system.additive:
             base["q"], x = q_s, np.r_[zeros, x[n:]]
+        seconds = _time.perf_counter() - c0
         res.add(StepState(float(time), q_s, zeros.copy(), zeros.copy(), zeros.copy(), x[n:].copy()),
-                float(s), its, cuts, _time.perf_counter() - c0, norm)
+                float(s), its, cuts, seconds, norm)
         s_prev = s
+        if progress is not None:
+            progress(float(s), k, load_steps, newton.stats)
+        if on_step is not None:
+            row = StepState(float(s), q_s, zeros.copy(), zeros.copy(), zeros.copy(), x[n:].copy())
+            stats = dict(iterations=its, refreshes=its, factorizations=its, seconds=seconds, substeps=cuts)
+            if on_step(row, stats) is False:
+                res.fail(f"stopped by the caller at load factor {s:.4g} (load step {k} of {load_steps})")
+                break
     res.newton = newton.stats
     res.nnz = newton.nnz
     if res.success:

@@ -32,6 +32,12 @@ def cli(*args, cwd=None, timeout: float = 300, **kw) -> subprocess.CompletedProc
     return subprocess.run(argv(*args), cwd=cwd, env=env(), capture_output=True, text=True, timeout=timeout, **kw)
 
 
+def cli_with_fault(fault: str, *args, cwd=None, timeout: float = 300, **kw) -> subprocess.CompletedProcess:
+    """Run the command line with a fault injected (see inject.py for ``fault``)."""
+    cmd = [sys.executable, str(Path(__file__).with_name("inject.py")), fault, "--", *map(str, args)]
+    return subprocess.run(cmd, cwd=cwd, env=env(), capture_output=True, text=True, timeout=timeout, **kw)
+
+
 def start(*args, cwd=None, **kw) -> subprocess.Popen:
     """Start the command line in the background (stdout and stderr piped, as text)."""
     return subprocess.Popen(argv(*args), cwd=cwd, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
