@@ -555,7 +555,8 @@ def _add_result_commands(sub) -> None:
     p.add_argument("-o", "--out", metavar="DIR", default=".", help="directory for the PNG files (default: .)")
     p.add_argument("--list", action="store_true", help="list the output names and exit")
     p.add_argument("--together", action="store_true", help="all names in one plot (outputs.png or A+B.png)")
-    p.add_argument("--dpi", type=_positive_int, default=100, help="resolution (default: 100; 7 x 4 inches)")
+    p.add_argument("--dpi", type=_bounded_int(MIN_DPI, MAX_PLOT_DPI), default=100,
+                   help=f"resolution (default: 100, {MIN_DPI} to {MAX_PLOT_DPI}; 7 x 4 inches)")
     p.set_defaults(handler=cmd_plot)
 
     p = sub.add_parser("export", help="export a results file to ParaView (VTK) or CSV",
@@ -579,8 +580,31 @@ def _add_result_commands(sub) -> None:
                    help="keep every N-th step (default: as needed for at most 200 frames)")
     p.add_argument("--fps", type=_positive_int, default=20, help="frames per second (default: 20)")
     p.add_argument("--view", choices=("xy", "xz", "yz", "iso"), default="xy", help="projection (default: xy)")
-    p.add_argument("--dpi", type=_positive_int, default=80, help="resolution (default: 80; 6 x 4.5 inches)")
+    p.add_argument("--dpi", type=_bounded_int(MIN_DPI, MAX_ANIMATION_DPI), default=80,
+                   help=f"resolution (default: 80, {MIN_DPI} to {MAX_ANIMATION_DPI}; 6 x 4.5 inches)")
     p.set_defaults(handler=cmd_animate)
+
+
+#: Largest resolutions: a 7 x 4 inch plot at 1000 dpi is 7000 x 4000 pixels (112 MB of
+#: RGBA); an animation keeps every frame, 6 x 4.5 inches at 300 dpi is 2.4 MB a frame.
+#: Below MIN_DPI the fonts cannot be drawn at all (FreeType refuses the size).
+MIN_DPI = 20
+MAX_PLOT_DPI = 1000
+MAX_ANIMATION_DPI = 300
+
+
+def _bounded_int(lo: int, hi: int):
+    """An argparse type: a whole number from ``lo`` to ``hi`` (larger pictures would
+    need gigabytes of memory: refused as a usage error rather than a MemoryError)."""
+    def parse(text: str) -> int:
+        v = _positive_int(text)
+        if v > hi:
+            raise argparse.ArgumentTypeError(f"expected at most {hi}, got {text!r}")
+        if v < lo:
+            raise argparse.ArgumentTypeError(f"expected at least {lo}, got {text!r}")
+        return v
+
+    return parse
 
 
 def _positive_int(text: str) -> int:
@@ -593,8 +617,9 @@ def _positive_int(text: str) -> int:
     return v
 
 
-def _load_results(cmd: str, path: str):
-    """Load a results file for a command; a note on stderr if the run did not finish."""
+def _load_results(cmd: str, path: str, geometry: bool = False):
+    """Load a results file for a command (``geometry``: with the geometry the pictures
+    need); a note on stderr if the run did not finish."""
     from flexmbd.io.results_h5 import ResultsFileError, load_result
 
     try:
@@ -603,11 +628,23 @@ def _load_results(cmd: str, path: str):
         raise CLIError(f"{PROG} {cmd}: error: {exc}", 2)
     if len(res.t) == 0:
         raise CLIError(f"{PROG} {cmd}: error: {path}: holds no saved step", 2)
+    if geometry:
+        _check_geometry(cmd, res)
     if res.status != "completed":
         print(f"{PROG} {cmd}: note: {path} is not a completed run (status {res.status!r}: "
               f"{' '.join(str(res.message).split())}); using its {len(res.t)} saved steps up to "
               f"t = {res.t[-1]:.6g} s", file=sys.stderr)
     return res
+
+
+def _check_geometry(cmd: str, res) -> None:
+    """The pictures need the stored geometry: a damaged one is one line naming the file."""
+    from flexmbd.io.results_check import ResultsFileError, check_geometry
+
+    try:
+        check_geometry(res.geometry, len(res.layout["body_names"]), res.path)
+    except ResultsFileError as exc:
+        raise CLIError(f"{PROG} {cmd}: error: {exc}", 2)
 
 
 def _check_names(cmd: str, res, names) -> None:
@@ -678,7 +715,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     """Write a ParaView time series and/or a CSV table."""
     if not args.vtk and not args.csv:
         raise CLIError(f"{PROG} export: error: choose --vtk DIR and/or --csv FILE (see '{PROG} export --help')", 2)
-    res = _load_results("export", args.file)
+    res = _load_results("export", args.file, geometry=bool(args.vtk))
     if args.vtk:
         from flexmbd.io.vtk import write_vtk
 
@@ -706,7 +743,7 @@ def cmd_animate(args: argparse.Namespace) -> int:
     """Render an animated GIF."""
     from flexmbd.io.animate import animate
 
-    res = _load_results("animate", args.file)
+    res = _load_results("animate", args.file, geometry=True)
     out = args.output or str(pathlib.Path(args.file).with_suffix(".gif"))
     if not out.lower().endswith(".gif"):
         raise CLIError(f"{PROG} animate: error: -o {out}: the animation is written as GIF; give a .gif file name", 2)

@@ -41,10 +41,9 @@ from ..results import NODE_OUTPUTS, STAT_FIELDS, Result
 from ..services import provide
 from ..solvers.settings import DynamicSettings, SettingError, Settings, integrator_from_json, integrator_to_json
 from .file_guard import FileBusyError, WriteLock, os_reason
+from .results_check import (ARRAYS, FORMAT, FORMAT_VERSION, ResultsFileError, ResultsWriteError,  # noqa: F401
+                            check_format, check_structure, reading, saved_rows, settings_of)
 
-FORMAT = "flexmbd-results"
-FORMAT_VERSION = 1
-ARRAYS = ("t", "q", "v", "qdd", "a", "lam")
 INT_STATS = ("iterations", "refreshes", "factorizations", "substeps")
 ARRAY_UNITS = {
     "t": "s",
@@ -57,13 +56,6 @@ ARRAY_UNITS = {
 STATUSES = ("running", "completed", "failed", "interrupted", "stopped")
 
 
-class ResultsFileError(ValueError):
-    """A results file that cannot be used; the message is one line naming the file."""
-
-
-class ResultsWriteError(ResultsFileError):
-    """Writing the results failed (disk full, file-size limit, I/O error): the run must
-    stop.  The file keeps every step flushed before; the message says how many."""
 
 
 #: Free space [bytes] kept for the final status and closing the file: a flush that
@@ -254,7 +246,8 @@ class ResultWriter:
         _quiet_h5py_cleanup()
         try:
             if append:
-                self._reopen(system, model_text, settings)
+                with reading(self.path):
+                    self._reopen(system, model_text, settings)
             else:
                 self._create(system, model_text, settings, model_format)
         except BaseException:
@@ -832,12 +825,7 @@ def _guess_format(text):
 
 
 def _check_format(f, path):
-    fmt = _s(f.attrs.get("format", ""))
-    if fmt != FORMAT:
-        raise ResultsFileError(f"{path}: not a flexmbd results file (no format = {FORMAT!r} attribute)")
-    ver = int(f.attrs.get("format_version", 0))
-    if ver > FORMAT_VERSION:
-        raise ResultsFileError(f"{path}: written by a newer flexmbd (format version {ver} > {FORMAT_VERSION})")
+    check_format(f, path)
 
 
 def _open_read(path):
@@ -854,16 +842,28 @@ def _open_read(path):
                 return h5py.File(path, "r", locking=False)
             except OSError as exc2:
                 msg = _short(exc2)
-        raise ResultsFileError(f"{path}: cannot read as HDF5: {msg}") from None
+        raise ResultsFileError(f"{path}: cannot read as HDF5: {_h5_reason(msg)}") from None
+
+
+def _h5_reason(msg):
+    """HDF5's open error without its internals: 'Unable to synchronously open file
+    (file signature not found)' -> 'not an HDF5 file (file signature not found)'."""
+    if "signature not found" in msg:
+        return "not an HDF5 file (no HDF5 signature)"
+    if "truncated file" in msg:
+        return "the file is truncated (shorter than HDF5 wrote it)"
+    return msg.split(", flags =")[0]
 
 
 def _result_from_file(f, path, system=None, outputs=True):
-    _check_format(f, path)
+    with reading(path):
+        return _read_result(f, path, system, outputs)
+
+
+def _read_result(f, path, system=None, outputs=True):
+    n_rows = check_structure(f, path)
     attrs = {k: (_s(v) if isinstance(v, (bytes, str)) else (v.item() if hasattr(v, "item") else v))
              for k, v in f.attrs.items()}
-    n_saved = int(attrs.get("n_saved", 0))
-    n_rows = min([n_saved, f["t"].shape[0]] + [f["stats"][k].shape[0] for k in STAT_FIELDS]
-                 + [f[k].shape[0] for k in ARRAYS])
     arrays = {k: f[k][:n_rows] for k in ARRAYS}
     stats = {k: f["stats"][k][:n_rows] for k in STAT_FIELDS}
     lay = f["layout"]
@@ -874,13 +874,13 @@ def _result_from_file(f, path, system=None, outputs=True):
     layout["body_config_offsets"] = lay["body_config_offsets"][()] if "body_config_offsets" in lay \
         else layout["body_offsets"]
     geometry = {}
-    for k, ds in f["geometry"].items():
+    for k, ds in (f["geometry"].items() if "geometry" in f else ()):
         val = ds[()]
         geometry[k] = [_s(x) for x in val] if ds.dtype.kind == "O" else val
     stored = {}
     if outputs and "outputs" in f:
         for k, ds in f["outputs"].items():
-            if ds.shape[:1] == (n_rows,):
+            if ds.shape[:1] == (n_rows,) and ds.dtype.kind in "fiu":  # anything else is not an output we wrote
                 stored[k] = ds[()]
     return StoredResult(arrays, stats, attrs, layout, geometry, stored, system=system, path=path)
 
@@ -988,12 +988,11 @@ def resume_state(path):
 
     f = _open_read(path)
     try:
-        _check_format(f, os.fspath(path))
-        n = int(f.attrs.get("n_saved", 0))
-        n = min([n] + [f[k].shape[0] for k in ARRAYS])
-        if n == 0:
-            raise ResultsFileError(f"{path}: holds no saved step to resume from")
-        row = {k: f[k][n - 1] for k in ARRAYS}
+        with reading(path):
+            n = check_structure(f, os.fspath(path))
+            if n == 0:
+                raise ResultsFileError(f"{path}: holds no saved step to resume from")
+            row = {k: f[k][n - 1] for k in ARRAYS}
     finally:
         f.close()
     return StepState(float(row["t"]), row["q"].copy(), row["v"].copy(), row["qdd"].copy(), row["a"].copy(),
@@ -1004,16 +1003,22 @@ def resume_info(path):
     """Settings, status, model text and last saved time of a file, as a dict."""
     f = _open_read(path)
     try:
-        _check_format(f, os.fspath(path))
-        n = int(f.attrs.get("n_saved", 0))
-        return {"settings": json.loads(_s(f.attrs.get("settings", "{}")) or "{}"),
-                "status": _s(f.attrs.get("status", "running")),
-                "model_text": _s(f.attrs.get("model_text", "")),
-                "model_format": _s(f.attrs.get("model_format", "")),
-                "n_saved": n, "t_last": float(f["t"][n - 1]) if n else None,
-                "t_first": float(f["t"][0]) if n else None}
+        with reading(path):
+            return _info(f, os.fspath(path))
     finally:
         f.close()
+
+
+def _info(f, path):
+    n = check_structure(f, path)
+    if n and not (np.isfinite(f["t"][0]) and np.isfinite(f["t"][n - 1])):
+        raise ResultsFileError(f"{path}: damaged results file: the saved times are not numbers")
+    return {"settings": settings_of(f, path),
+            "status": _s(f.attrs.get("status", "running")),
+            "model_text": _s(f.attrs.get("model_text", "")),
+            "model_format": _s(f.attrs.get("model_format", "")),
+            "n_saved": n, "t_last": float(f["t"][n - 1]) if n else None,
+            "t_first": float(f["t"][0]) if n else None}
 
 
 def check_same_model(path, info: dict, model_text: str | None) -> None:
