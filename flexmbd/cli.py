@@ -257,14 +257,17 @@ RUN_EPILOG = """\
 examples:
   flexmbd run model.yaml                       simulate, print a summary
   flexmbd run model.yaml -o out.h5             ... and write the results (HDF5)
-  flexmbd run model.yaml --t-end 0.5 --h 1e-3  override the file's solver settings
+  flexmbd run model.yaml --t-end 0.5 --h 1e-3  override the file's solver settings (--dt, --step = --h;
+                                               -h alone is the help)
+  flexmbd run model.yaml -o out.h5 --force     replace out.h5 even if it is not a results file of
+                                               this model
   flexmbd run model.yaml --integrator hht:0.9  HHT with rho_inf = 0.9 (also newmark:0.3,0.6,
                                                generalized-alpha:0.8)
   flexmbd run model.yaml --resume out.h5       continue an interrupted run in out.h5
   flexmbd example pendulum --dump              get a model file to start from
 exit status: 0 completed, 1 the simulation failed or could not write its results,
 2 a bad model file or command line (one message naming the file, line and key),
-130 interrupted (Ctrl-C; the results file keeps every completed step).
+130 interrupted (Ctrl-C; 143 SIGTERM; the results file keeps every completed step).
 """
 
 SCHEMA_EPILOG = """\
@@ -289,7 +292,8 @@ def _add_model_commands(sub) -> None:
     p_run.add_argument("model", metavar="MODEL", help="model file (.yaml, .yml or .json); see docs/model-format.md")
     p_run.add_argument("-o", "--output", metavar="FILE", help="write the results to this HDF5 file (e.g. out.h5)")
     p_run.add_argument("--t-end", type=_positive_float, metavar="T", help="end time [s] (overrides solver.t_end)")
-    p_run.add_argument("--h", type=_positive_float, metavar="H", help="time step [s] (overrides solver.h)")
+    p_run.add_argument("--h", "--dt", "--step", dest="h", type=_positive_float, metavar="H",
+                       help="time step [s] (overrides solver.h); -h alone is the help")
     p_run.add_argument("--integrator", metavar="NAME[:P]",
                        help="newmark, hht or generalized-alpha, optionally with parameters: hht:0.9, "
                             "newmark:0.3,0.6 (overrides solver.integrator)")
@@ -767,9 +771,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     return status
 
 
+def _check_dash_h(argv: Sequence[str]) -> None:
+    """``run MODEL -h 0.001`` would print the help and run nothing: ``-h`` is the help
+    and the time step is ``--h``.  A number after ``-h`` is taken as that slip."""
+    if "run" not in argv:
+        return
+    for i, word in enumerate(argv[:-1]):
+        if word == "-h":
+            try:
+                float(argv[i + 1])
+            except ValueError:
+                continue
+            raise CLIError(f"{PROG} run: error: -h is the help; for the time step write --h {argv[i + 1]} "
+                           f"(or --dt {argv[i + 1]})", 2)
+
+
 def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     try:
+        _check_dash_h(list(sys.argv[1:] if argv is None else argv))
         try:
             args = parser.parse_args(argv)
         except SystemExit as exc:  # --help / --version

@@ -1,0 +1,64 @@
+"""Command-line slips that used to do something else than asked: ``run -h 0.001``
+printed the help (``-h`` is help, the time step is ``--h``); ``--resume`` ignored
+``--h`` and ``--integrator``."""
+from __future__ import annotations
+
+import pytest
+
+from faultkit import PENDULUM, cli, one_line
+
+
+def test_dash_h_with_a_number_is_a_usage_error(capsys):
+    from flexmbd.cli import main
+
+    assert main(["run", str(PENDULUM), "-h", "0.001"]) == 2
+    line = one_line(capsys.readouterr().err)
+    assert "--h 0.001" in line and "--dt" in line
+    assert main(["run", "-h"]) == 0  # plain -h is still the help
+    assert "usage:" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("alias", ["--dt", "--step"])
+def test_time_step_aliases(alias, capsys):
+    from flexmbd.cli import main
+
+    assert main(["run", str(PENDULUM), "--t-end", "0.02", alias, "0.01"]) == 0
+    assert "2 steps to t = 0.02 s" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("opt,value", [("--h", "0.002"), ("--integrator", "hht")])
+def test_resume_refuses_what_it_cannot_change(tmp_path, opt, value, capsys):
+    pytest.importorskip("h5py")
+    from flexmbd.cli import main
+
+    out = tmp_path / "r.h5"
+    assert main(["run", str(PENDULUM), "-o", str(out), "--t-end", "0.01", "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["run", str(PENDULUM), "--resume", str(out), opt, value, "--t-end", "0.02"]) == 2
+    line = one_line(capsys.readouterr().err)
+    assert opt in line and "stored" in line
+
+
+def test_resume_progress_shows_the_stored_end_time(tmp_path, monkeypatch, capsys):
+    """A run made with --t-end 0.05 resumes to 0.05 s, not to the model file's 2 s."""
+    pytest.importorskip("h5py")
+    from flexmbd.cli import main
+    from flexmbd.io import model_run
+
+    seen = []
+    real = model_run.Progress.__init__
+
+    def spy(self, t_end, *a, **k):
+        seen.append(t_end)
+        real(self, t_end, *a, **k)
+
+    monkeypatch.setattr(model_run.Progress, "__init__", spy)
+    out = tmp_path / "r.h5"
+    assert main(["run", str(PENDULUM), "-o", str(out), "--t-end", "0.05", "--quiet"]) == 0
+    import h5py
+
+    with h5py.File(out, "r+") as f:
+        f.attrs["status"], f.attrs["n_saved"] = "interrupted", 20
+    seen.clear()
+    assert main(["run", str(PENDULUM), "--resume", str(out), "--quiet"]) == 0
+    assert seen == [0.05]
