@@ -35,6 +35,7 @@ import scipy.linalg as sla
 from ..results import Result
 from ..services import provide
 from ..system import freeze_reporting, jacobian_terms
+from .diagnose import nonfinite_time_function
 from .dynamics import StepState
 from .initial import AssemblyError, assemble_positions
 from .newton import NewtonSolver
@@ -186,7 +187,7 @@ def static_equilibrium(model: Model, load_steps: int | None = None, *, settings:
             x, its, cuts, norm = advance(x, s_prev, s, 0 if k else max_cuts)
         except _LoadStepFailure as exc:
             out, s_fail = exc.args[0], exc.args[1] if len(exc.args) > 1 else s
-            res.fail(_failure_message(system, problem(s_fail), out, k, s_fail, max_cuts if k else 0))
+            res.fail(_failure_message(system, problem(s_fail), out, k, s_fail, max_cuts if k else 0, time))
             break
         q_s = config(x).copy()
         q_s, _, _, rescaled = system.rescale(q_s)   # R³×R³ nodes: |ψ| ≤ π between load steps
@@ -214,8 +215,11 @@ def static_equilibrium(model: Model, load_steps: int | None = None, *, settings:
     return res
 
 
-def _failure_message(system, residual, out, k, s, cuts):
+def _failure_message(system, residual, out, k, s, cuts, time=0.0):
     """Which step failed, why, and which equation (or which free direction) is to blame."""
+    culprit = nonfinite_time_function(getattr(system, "model", None), time)
+    if culprit is not None:  # an input, not the stiffness: say so rather than "singular"
+        return f"load step {k} (load factor {s:.4g}) failed: {culprit}"
     msg = (f"load step {k} (load factor {s:.4g}) failed" + (f" after {cuts} cuts of the increment" if cuts else "")
            + f": {out.message}")
     r, _, A = residual(out.x, True)
