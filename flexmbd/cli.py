@@ -371,6 +371,7 @@ def _resume(args: argparse.Namespace) -> int:
     that it equals an uninterrupted run): ``--h`` and ``--integrator`` are refused, and
     ``--t-end`` sets a new end time.  A completed file that needs no more steps is left
     untouched.  SIGINT/SIGTERM stop it cleanly, as in a fresh run."""
+    from flexmbd.io.compile_note import CompileWatch
     from flexmbd.io.interrupts import StopFlag
     from flexmbd.io.model_file import ModelFileError
     from flexmbd.io.model_run import Progress, prepare
@@ -410,7 +411,7 @@ def _resume(args: argparse.Namespace) -> int:
     tty = sys.stderr.isatty() and not args.quiet
     progress = Progress(t_end if isinstance(t_end, (int, float)) else loaded.spec.solver.t_end, sys.stderr,
                         enabled=tty)
-    with StopFlag(sys.stderr, announce=tty) as stop:
+    with StopFlag(sys.stderr, announce=tty) as stop, CompileWatch(sys.stderr, announce=tty) as compiling:
         try:
             res = resume_run(args.resume, model=loaded.model, t_end=args.t_end, progress=progress,
                              model_text=loaded.text, stop=stop.requested, output_progress=progress.outputs)
@@ -428,6 +429,8 @@ def _resume(args: argparse.Namespace) -> int:
                            "(resume again with --resume)", stop.exit_status)
     if not args.quiet:
         print(f"{loaded.spec.name}: resumed {args.resume}: {res.summary().splitlines()[0]}")
+        if compiling.summary():
+            print(compiling.summary())
     ok = bool(getattr(res, "success", True))
     if not ok:
         raise CLIError(f"{PROG} run: {' '.join(str(getattr(res, 'message', 'the resumed run failed')).split())}", 1)

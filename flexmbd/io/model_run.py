@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .compile_note import CompileWatch
 from .interrupts import StopFlag
 from .model_file import LoadedModel, ModelFileError, load_model_file
 
@@ -46,7 +47,9 @@ class Progress:
     (:meth:`outputs`: that phase can take longer than the steps).  It appears only once
     the run has taken ``delay`` seconds."""
 
-    def __init__(self, t_end, stream=None, enabled=True, delay=PROGRESS_DELAY, label="t", unit=" s"):
+    def __init__(self, t_end, stream=None, enabled=True, delay=PROGRESS_DELAY, label="t", unit=" s", paused=None):
+        #: ``paused()``: seconds not spent on the steps (compiling kernels), left out of the rate
+        self.paused = paused or (lambda: 0.0)
         self.stream = stream or sys.stderr
         self.enabled = enabled
         self.t_end = t_end
@@ -80,7 +83,7 @@ class Progress:
         if now is None:
             return
         frac = min(1.0, k / n) if n else 1.0
-        rate = k / max(now - self.t0, 1e-9)
+        rate = k / max(now - self.t0 - self.paused(), 1e-9)
         its = getattr(stats, "iterations", 0)
         eta = (n - k) / rate if rate > 0 else float("inf")
         self._show(f"{self.label} = {t:.4g} / {self.t_end:.4g}{self.unit} [{self._bar(frac)}] {100 * frac:3.0f}%  "
@@ -167,31 +170,40 @@ def run_model(path, output=None, t_end=None, h=None, integrator=None, quiet=Fals
     status 1, the file "failed" with every step flushed before."""
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
-    loaded, system = prepare(path, t_end, h, integrator)
-    if not quiet:
-        for w in loaded.warnings:
-            print(str(w), file=stderr)
     tty = hasattr(stderr, "isatty") and stderr.isatty()
-    writer = _open_writer(output, path, system, loaded, force)
+    with CompileWatch(stderr, announce=tty and not quiet) as compiling:
+        loaded, system = prepare(path, t_end, h, integrator)
+        if not quiet:
+            for w in loaded.warnings:
+                print(str(w), file=stderr)
+        writer = _open_writer(output, path, system, loaded, force)
+        return _run_with_writer(loaded, system, writer, output, quiet, stdout, stderr, progress_delay, compiling)
+
+
+def _run_with_writer(loaded, system, writer, output, quiet, stdout, stderr, progress_delay, compiling):
+    tty = hasattr(stderr, "isatty") and stderr.isatty()
     created = writer is not None
     with StopFlag(stderr, announce=tty and not quiet) as stop:
         try:
             if loaded.static:
-                return _run_static(loaded, system, writer, output, quiet, stdout, stderr, stop, progress_delay)
-            return _run_dynamic(loaded, system, writer, output, quiet, stdout, stderr, stop, progress_delay, created)
+                return _run_static(loaded, system, writer, output, quiet, stdout, stderr, stop, progress_delay,
+                                   compiling)
+            return _run_dynamic(loaded, system, writer, output, quiet, stdout, stderr, stop, progress_delay, created,
+                                compiling)
         finally:
             if writer is not None and not writer.closed:  # a second Ctrl-C, or a bug: say so in the file
                 writer.close(None, status="interrupted", message="interrupted before the results were complete",
                              outputs=False)
 
 
-def _run_dynamic(loaded, system, writer, output, quiet, stdout, stderr, stop, progress_delay, created):
+def _run_dynamic(loaded, system, writer, output, quiet, stdout, stderr, stop, progress_delay, created, compiling):
     from ..results import Result
     from ..solvers.dynamics import simulate
 
     settings = loaded.simulate_settings()
     tty = hasattr(stderr, "isatty") and stderr.isatty()
-    progress = Progress(settings.t_end, stderr, enabled=tty and not quiet, delay=progress_delay)
+    progress = Progress(settings.t_end, stderr, enabled=tty and not quiet, delay=progress_delay,
+                        paused=lambda: compiling.seconds)
     mirror = Result(system, settings.integrator, settings.h)
     write_failure = []
 
@@ -210,7 +222,9 @@ def _run_dynamic(loaded, system, writer, output, quiet, stdout, stderr, stop, pr
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")  # redundancy is reported above; numpy overflow shows as a failure
             try:
+                compiled_before = compiling.seconds
                 res = simulate(loaded.model, settings=settings, system=system, on_step=on_step, progress=progress)
+                res.wall_time = max(0.0, res.wall_time - (compiling.seconds - compiled_before))
             except KeyboardInterrupt:
                 failure = ("interrupted (Ctrl-C)", 130)
                 res = None
@@ -259,7 +273,7 @@ def _run_dynamic(loaded, system, writer, output, quiet, stdout, stderr, stop, pr
                 status, message = _unfinished_outputs(writer, final, stop)
         if not quiet:
             _print_summary(loaded, res, output if created else None, stdout, interrupted=status >= 128,
-                           outputs_seconds=outputs_seconds, final=final)
+                           outputs_seconds=outputs_seconds, final=final, compiling=compiling)
     return RunOutcome(loaded, res, status, message, output if created else None, list(loaded.warnings))
 
 
@@ -317,7 +331,8 @@ def _open_writer(output, path, system, loaded, force=False):
     return writer
 
 
-def _run_static(loaded, system, writer, output, quiet, stdout, stderr, stop, progress_delay) -> RunOutcome:
+def _run_static(loaded, system, writer, output, quiet, stdout, stderr, stop, progress_delay,
+                compiling=None) -> RunOutcome:
     """A static analysis: equilibria along the load path.  In the results file, row k holds
     the equilibrium at load factor ``t[k]``; each row is written as its load step
     converges, so an interrupted analysis keeps the load steps it had reached."""
@@ -388,16 +403,18 @@ def _run_static(loaded, system, writer, output, quiet, stdout, stderr, stop, pro
                 message = f"interrupted by {stop.name} while the outputs were written at {reached}"
     if not quiet:
         _print_summary(loaded, res, where, stdout, interrupted=status >= 128, outputs_seconds=outputs_seconds,
-                       final=final)
+                       final=final, compiling=compiling)
     return RunOutcome(loaded, res, status, message, where, list(loaded.warnings))
 
 
-def _print_summary(loaded, res, output, out, interrupted=False, outputs_seconds=None, final=None):
+def _print_summary(loaded, res, output, out, interrupted=False, outputs_seconds=None, final=None, compiling=None):
     name = loaded.spec.name
     first = res.summary().splitlines()[0]
     if interrupted:
         first = first.replace("FAILED", "INTERRUPTED", 1)
     print(f"{name}: {first}", file=out)
+    if compiling is not None and compiling.summary():
+        print(compiling.summary(), file=out)
     if getattr(res, "assembly", None) is not None:
         print(f"  {res.assembly.summary()}", file=out)
     if loaded.spec.outputs and len(res.t):

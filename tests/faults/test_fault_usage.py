@@ -62,3 +62,33 @@ def test_resume_progress_shows_the_stored_end_time(tmp_path, monkeypatch, capsys
     seen.clear()
     assert main(["run", str(PENDULUM), "--resume", str(out), "--quiet"]) == 0
     assert seen == [0.05]
+
+
+def test_compile_time_is_announced_and_reported_apart():
+    """A kernel compiled inside the watch: one note on a terminal, the time summed."""
+    import io
+
+    numba = pytest.importorskip("numba")
+    from flexmbd.io.compile_note import CompileWatch
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    @numba.njit(cache=False)
+    def fresh(x):
+        return x + 1
+
+    @numba.njit(cache=False)
+    def other(x):
+        return fresh(x) * 2
+
+    out = Terminal()
+    with CompileWatch(out, announce=True) as watch:
+        assert other(1) == 4
+    assert out.getvalue() == "compiling kernels (first run only)…\n"
+    assert watch.compiled >= 2 and watch.seconds > 0
+    assert "compiled kernels in" in watch.summary()
+    with CompileWatch(out, announce=True) as again:
+        other(2)  # already compiled: nothing to say
+    assert again.compiled == 0 and again.summary() is None
