@@ -229,7 +229,7 @@ def _run_dynamic(loaded, system, writer, output, quiet, stdout, stderr, stop, pr
                 failure = ("interrupted (Ctrl-C)", 130)
                 res = None
             except Exception as exc:  # noqa: BLE001 - a failure inside a step, reported as one paragraph
-                path_, msg = loaded.annotate(" ".join(str(exc).split()) or type(exc).__name__)
+                msg = _located(loaded, exc)
                 t_last = mirror._rows["t"][-1] if mirror._rows["t"] else 0.0
                 failure = (f"the simulation stopped after t = {float(t_last):.6g} s: {msg}", 1)
                 res = None
@@ -275,6 +275,17 @@ def _run_dynamic(loaded, system, writer, output, quiet, stdout, stderr, stop, pr
             _print_summary(loaded, res, output if created else None, stdout, interrupted=status >= 128,
                            outputs_seconds=outputs_seconds, final=final, compiling=compiling)
     return RunOutcome(loaded, res, status, message, output if created else None, list(loaded.warnings))
+
+
+def _located(loaded, exc) -> str:
+    """An error raised inside a step as one line; when it quotes an expression of the
+    file (a law, a function of time), prefixed with that expression's file:line: key."""
+    path, msg = loaded.annotate(" ".join(str(exc).split()) or type(exc).__name__)
+    if not path:
+        path = loaded.path_of_text(msg)
+        if path:
+            return str(loaded.error(msg, path))
+    return msg
 
 
 def _unfinished_outputs(writer, final, stop):
@@ -369,8 +380,7 @@ def _run_static(loaded, system, writer, output, quiet, stdout, stderr, stop, pro
                     writer.close(None, status="interrupted", message=message, outputs=False)
                 return RunOutcome(loaded, None, 130, message, where, list(loaded.warnings))
             except Exception as exc:  # noqa: BLE001 - reported as one paragraph
-                _, msg = loaded.annotate(" ".join(str(exc).split()) or type(exc).__name__)
-                message = f"the static analysis stopped: {msg}"
+                message = f"the static analysis stopped: {_located(loaded, exc)}"
                 if writer is not None:
                     writer.close(None, status="failed", message=message, outputs=False)
                 return RunOutcome(loaded, None, 1, message, where, list(loaded.warnings))
