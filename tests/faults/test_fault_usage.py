@@ -92,3 +92,29 @@ def test_compile_time_is_announced_and_reported_apart():
     with CompileWatch(out, announce=True) as again:
         other(2)  # already compiled: nothing to say
     assert again.compiled == 0 and again.summary() is None
+
+
+def test_the_output_phase_has_a_progress_line(tmp_path):
+    """After the last step the writer computes every output (it can take longer than the
+    steps): the progress line says so, output by output."""
+    import io
+
+    pytest.importorskip("h5py")
+    from flexmbd.io.model_run import Progress, prepare, writer_settings
+    from flexmbd.io.results_h5 import ResultWriter
+    from flexmbd.solvers.dynamics import simulate
+
+    loaded, system = prepare(PENDULUM, t_end=0.02)
+    w = ResultWriter(tmp_path / "p.h5", system, loaded.text, writer_settings(loaded))
+    res = simulate(loaded.model, settings=loaded.simulate_settings(), system=system, on_step=w.on_step)
+    seen, stream = [], io.StringIO()
+    progress = Progress(0.02, stream, enabled=True, delay=0.0)
+
+    def spy(i, n, name):
+        seen.append((i, n, name))
+        progress.last = 0.0  # show every one
+        progress.outputs(i, n, name)
+
+    assert w.close(res, outputs=list(loaded.spec.outputs), progress=spy) == "completed"
+    assert [s[2] for s in seen] == list(loaded.spec.outputs) and seen[-1][:2] == (3, 4)
+    assert "writing outputs" in stream.getvalue() and "4/4  energy.numerical_dissipation" in stream.getvalue()
