@@ -177,7 +177,11 @@ def run_model(path, output=None, t_end=None, h=None, integrator=None, quiet=Fals
             for w in loaded.warnings:
                 print(str(w), file=stderr)
         writer = _open_writer(output, path, system, loaded, force)
-        return _run_with_writer(loaded, system, writer, output, quiet, stdout, stderr, progress_delay, compiling)
+        try:
+            return _run_with_writer(loaded, system, writer, output, quiet, stdout, stderr, progress_delay, compiling)
+        finally:  # a Ctrl-C before the stop flag was in place: the file says so
+            if writer is not None and not writer.closed:
+                writer.close(None, status="interrupted", message="interrupted before the run started", outputs=False)
 
 
 def _run_with_writer(loaded, system, writer, output, quiet, stdout, stderr, progress_delay, compiling):

@@ -764,11 +764,13 @@ def _take_lock(path, create, append=False):
     try:
         return WriteLock(path, create=create)
     except FileBusyError:
-        raise ResultsFileError(f"{path}: is being written by another run (or is open in another program); "
-                               "choose another file name or wait until it has finished") from None
+        raise ResultsWriteError(f"{path}: is being written by another run (or is open in another program); "
+                                "choose another file name or wait until it has finished") from None
+    except FileNotFoundError:
+        raise ResultsFileError(f"{path}: no such file") from None
     except OSError as exc:
         what = "cannot reopen for appending" if append else "cannot create"
-        raise ResultsFileError(f"{path}: {what}: {os_reason(exc)}") from None
+        raise ResultsWriteError(f"{path}: {what}: {os_reason(exc)}") from None
 
 
 def _no_hdf5_lock(lock):

@@ -44,6 +44,13 @@ def start(*args, cwd=None, **kw) -> subprocess.Popen:
                             text=True, **kw)
 
 
+def start_with_fault(fault: str, *args, cwd=None, extra_env=None, **kw) -> subprocess.Popen:
+    """Start the command line in the background with a fault injected (see inject.py)."""
+    cmd = [sys.executable, str(Path(__file__).with_name("inject.py")), fault, "--", *map(str, args)]
+    return subprocess.Popen(cmd, cwd=cwd, env=env(**(extra_env or {})), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, **kw)
+
+
 def read_attrs(path) -> dict:
     """The root attributes of a results file, read without taking HDF5's lock (the file
     may be open in a live run); {} while it cannot be read."""

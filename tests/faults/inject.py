@@ -8,6 +8,10 @@ PHASE, at its N-th event, through the real signal handlers:
 * ``step``   – the N-th step (or load step) handed to the results writer;
 * ``output`` – the N-th named output computed for the results file after the run.
 
+``WAIT@step:N`` instead holds the run at its N-th step until the file named by the
+environment variable FAULT_GATE exists (the test opens the gate), so that a test can do
+something while the run is certainly still going.
+
 ``nocheck`` (alone, or after a comma) turns off the writer's free-space check, so that
 a file-size limit (RLIMIT_FSIZE, set by the test) reaches HDF5 as a write error.
 Signals sent from inside the process arrive at a known point, where a signal from
@@ -20,10 +24,16 @@ import signal
 import sys
 
 
-def _at(count: list, n: int, sig: int) -> None:
+def _at(count: list, n: int, sig) -> None:
     count[0] += 1
     if count[0] == n:
-        os.kill(os.getpid(), sig)
+        if sig == "WAIT":
+            import time
+
+            while not os.path.exists(os.environ["FAULT_GATE"]):
+                time.sleep(0.02)
+        else:
+            os.kill(os.getpid(), sig)
 
 
 def install(fault: str) -> None:
@@ -35,7 +45,8 @@ def install(fault: str) -> None:
             continue
         signame, _, rest = part.partition("@")
         phase, _, n = rest.partition(":")
-        sig, n, count = getattr(signal, "SIG" + signame), int(n or 1), [0]
+        sig = "WAIT" if signame == "WAIT" else getattr(signal, "SIG" + signame)
+        n, count = int(n or 1), [0]
         if phase == "step":
             on_step = results_h5.ResultWriter.on_step
 

@@ -11,28 +11,37 @@ import shutil
 
 import pytest
 
-from faultkit import PENDULUM, cli, no_traceback, one_line, read_attrs, start, wait_for_rows
+from faultkit import PENDULUM, cli, no_traceback, one_line, read_attrs, start_with_fault, wait_for_rows
 
 h5py = pytest.importorskip("h5py")
 
 
+def _held_run(tmp_path, out, t_end="3"):
+    """A run of PENDULUM to ``out`` held at its 250th step until ``gate`` is created."""
+    gate = tmp_path / "gate"
+    first = start_with_fault("WAIT@step:250", "run", PENDULUM, "-o", out, "--t-end", t_end, cwd=tmp_path,
+                             extra_env={"FAULT_GATE": str(gate)})
+    wait_for_rows(out, 200, first)
+    return first, gate
+
+
 def test_second_run_on_a_live_file_refuses_and_leaves_it_intact(tmp_path):
     out = tmp_path / "s.h5"
-    first = start("run", PENDULUM, "-o", out, "--t-end", "20", cwd=tmp_path)
-    wait_for_rows(out, 200, first)
+    first, gate = _held_run(tmp_path, out)
     second = cli("run", PENDULUM, "-o", out, "--t-end", "0.01", cwd=tmp_path)
-    assert first.poll() is None, "the first run ended before the second one tried"
     assert second.returncode == 1
     line = one_line(second.stderr)
     assert str(out.name) in line and "another" in line, line
+    assert int(read_attrs(out)["n_saved"]) >= 200  # untouched
+    gate.touch()
     stdout, stderr = first.communicate(timeout=300)
     assert first.returncode == 0, stderr
     no_traceback(stderr)
     attrs = read_attrs(out)
-    assert attrs["status"] == "completed" and int(attrs["n_saved"]) == 20001
+    assert attrs["status"] == "completed" and int(attrs["n_saved"]) == 3001
     exported = cli("export", out, "--csv", tmp_path / "x.csv", cwd=tmp_path)
     assert exported.returncode == 0, exported.stderr
-    assert len((tmp_path / "x.csv").read_text().splitlines()) == 20002
+    assert len((tmp_path / "x.csv").read_text().splitlines()) == 3002
 
 
 def test_o_refuses_to_replace_a_file_that_is_not_a_results_file(tmp_path):
@@ -67,11 +76,11 @@ def test_o_replaces_results_of_the_same_model_but_not_of_another(tmp_path):
 def test_o_on_a_read_only_file_is_one_plain_line(tmp_path):
     import os
 
+    if os.geteuid() == 0:  # root writes read-only files anyway; see the injected variant below
+        pytest.skip("running as a user that can write read-only files")
     out = tmp_path / "ro.h5"
     assert cli("run", PENDULUM, "-o", out, "--t-end", "0.01", cwd=tmp_path).returncode == 0
     os.chmod(out, 0o444)
-    if os.access(out, os.W_OK):  # root writes anyway
-        pytest.skip("running as a user that can write read-only files")
     r = cli("run", PENDULUM, "-o", out, "--t-end", "0.01", cwd=tmp_path)
     assert r.returncode == 1
     line = one_line(r.stderr)
@@ -136,3 +145,21 @@ def test_example_dump_into_a_missing_directory_is_refused(tmp_path, capsys):
     line = one_line(capsys.readouterr().err)
     assert "does not exist" in line and "nonexistent" in line
     assert not target.parent.exists()
+
+
+def test_resume_of_a_live_file_refuses_and_leaves_it_intact(tmp_path):
+    out = tmp_path / "live.h5"
+    first, gate = _held_run(tmp_path, out)
+    second = cli("run", PENDULUM, "--resume", out, cwd=tmp_path)
+    assert second.returncode == 1
+    line = one_line(second.stderr)
+    assert "live.h5" in line and "another run" in line
+    # a reader still sees the saved steps of the live file
+    listed = cli("plot", out, "--list", cwd=tmp_path)
+    assert listed.returncode == 0 and "upper.position" in listed.stdout
+    first.terminate()  # held at its step: SIGTERM is handled there, the file closed as interrupted
+    gate.touch()
+    first.communicate(timeout=120)
+    assert first.returncode == 143
+    attrs = read_attrs(out)
+    assert attrs["status"] == "interrupted" and int(attrs["n_saved"]) == 250
