@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from faultkit import PENDULUM, cli, one_line
+from faultkit import PENDULUM, one_line
 
 
 def test_dash_h_with_a_number_is_a_usage_error(capsys):
