@@ -14,3 +14,18 @@ class ModelError(ValueError):
         super().__init__(message)
         self.element = element
         self.key = key
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` for ``warnings.warn`` that points at the first caller outside
+    the flexmbd package (the user's line), however many flexmbd frames (services,
+    Model methods, solvers) lie between: a fixed number went stale whenever a call path
+    gained a frame, and the warnings then pointed at flexmbd/model.py."""
+    import os
+    import sys
+
+    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    frame, level = sys._getframe(1), 1  # the function that calls warnings.warn
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level

@@ -56,7 +56,9 @@ class Model:
             name = f"{prefix}{i}"
         if not isinstance(name, str) or not name:
             raise ModelError(f"{prefix}: name must be a non-empty string, got {name!r}")
-        if name in self._names or name == "ground":
+        if name == "ground":  # the model file's rule and words
+            raise ModelError("'ground' is reserved for the fixed frame; choose another name", element=name, key="name")
+        if name in self._names:
             raise ModelError(f"name {name!r} is used twice; every body and element needs its own name",
                              element=name, key="name")
         return name

@@ -34,7 +34,7 @@ from .ground import GROUND
 from .groups import JACOBIAN_TERMS, P1_PARTS, EvalContext, jacobian_terms, tangent_map  # noqa: F401
 from .nodes import KINDS, kind_order
 from .linalg import DENSE_LIMIT
-from .errors import ModelError
+from .errors import ModelError, user_stacklevel
 from .registry import builders
 from .services import provide
 
@@ -348,7 +348,7 @@ class System:
         self.constraint_groups = [g for g in new_groups if len(g)]
         listing = "; ".join(f"{o}: {lab}" for o, lab in self.removed_equations)
         warnings.warn(f"{len(self.removed_equations)} redundant constraint equation(s) removed: {listing}",
-                      RedundantConstraintWarning, stacklevel=3)
+                      RedundantConstraintWarning, stacklevel=user_stacklevel())
 
     def projection_matrix(self, q, t):
         """[[M, Φ_qᵀ], [Φ_q, 0]] at q: the Newton matrix with c_M = 1, c_D = c_K = 0 at rest,
@@ -583,7 +583,7 @@ def freeze_reporting(model):
         warnings.simplefilter("always", RedundantConstraintWarning)
         system = model.freeze()
     for w in caught:
-        warnings.warn(w.message, w.category, stacklevel=3)
+        warnings.warn(w.message, w.category, stacklevel=user_stacklevel())
     return system
 
 

@@ -171,7 +171,7 @@ def test_unfinished_file_still_plots(tmp_path, capsys):
     path = tmp_path / "crashed.h5"
     w = ResultWriter(path, system, settings=dict(t_end=T_END, h=H), chunk=5)
     simulate(model, 0.12, H, system=system, on_step=w.on_step)
-    w.file.close()  # no close(): as after a crash; 10 of 13 rows were flushed
+    w.abandon()  # no close(): as after a crash; 10 of 13 rows were flushed
     assert main(["plot", str(path), "slider.position", "-o", str(tmp_path)]) == 0
     err = capsys.readouterr().err
     assert "not a completed run" in err and "'running'" in err and "10 saved steps" in err

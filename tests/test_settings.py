@@ -291,7 +291,7 @@ def test_settings_round_trip_through_a_results_file_and_resume(tmp_path, capsys)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         simulate(loaded.model, settings=s.replace(t_end=0.05), system=system, on_step=w.on_step)
-    w.file.close()  # never closed by the writer: a crash after the last flush
+    w.abandon()  # never closed by the writer: a crash after the last flush
     assert len(load_result(part).t) == 8
     capsys.readouterr()
     assert main(["run", str(yaml), "--resume", str(part), "--quiet"]) == 0
@@ -319,7 +319,7 @@ def test_settings_of_an_older_results_file_still_resume(tmp_path):
         warnings.simplefilter("ignore")
         simulate(loaded.model, settings=ref_settings.replace(t_end=0.05), system=system, on_step=w.on_step)
         w.file.attrs["settings"] = OLD_SETTINGS
-        w.file.close()
+        w.abandon()
         res = resume_run(part, model=loaded.model)
         ref = simulate(loaded.model, settings=ref_settings, system=system)
     assert res.status == "completed"

@@ -232,12 +232,15 @@ class LoadedModel:
 
     # ------------------------------------------------------------ locations
     def line_of(self, path):
+        """The line of ``path`` or of its nearest ancestor in the file (the first line of
+        the document for a key missing at the top level)."""
         p = tuple(path)
-        while p:
-            if p in self.lines:
+        while True:
+            if p in self.lines and (p or path):  # the whole file is no location of its own
                 return self.lines[p]
+            if not p:
+                return None
             p = p[:-1]
-        return None
 
     def error(self, message, path=()) -> ModelFileError:
         origin = next((o for k, o in self.overrides.items() if tuple(path)[:len(k)] == k), None)
@@ -267,6 +270,53 @@ class LoadedModel:
             message = re.sub(r"('" + re.escape(name) + r"'|\"" + re.escape(name) + r"\"|(?<![\w.\-])"
                              + re.escape(name) + r"(?=[.:]))", lambda m: f"{m.group(0)} [{tag}]", message, count=1)
         return (self.paths[names[0]] if names else ()), message
+
+    def _massless(self, system):
+        """("beam 'rod'" or "body 'b'", key path) of the first beam or body that carries no
+        mass at all, or None: named when the initial accelerations are singular."""
+        n = system.n
+        try:
+            diag = np.abs(np.asarray(system.mass_matrix(system.q0).diagonal()))
+        except (ValueError, IndexError):  # no inertia at all
+            diag = np.zeros(n)
+        offsets = list(system.offsets) + [n]
+        empty = {b.name for i, b in enumerate(system.model.bodies)
+                 if not np.any(diag[offsets[i]:offsets[i + 1]] > 0)}
+        if not empty:
+            return None
+        for beam, nodes in self.beam_nodes.items():
+            if nodes and all(nd in empty for nd in nodes):
+                return f"beam {beam!r}", self.paths.get(beam, ())
+        name = next(b.name for b in system.model.bodies if b.name in empty)
+        return f"body {name!r}", self.paths.get(name, ())
+
+    def path_of_text(self, message) -> tuple:
+        """The key path of the expression (a law, a function of time) that ``message``
+        quotes, found among the file's string values; () when none is quoted."""
+        if self.spec is None:
+            return ()
+
+        def walk(value, path):
+            if isinstance(value, str):
+                if len(value) > 1 and (f"'{value}'" in message or f'"{value}"' in message):
+                    return path
+            elif isinstance(value, dict):
+                for k, v in value.items():
+                    found = walk(v, path + (k,))
+                    if found is not None:
+                        return found
+            elif isinstance(value, (list, tuple)):
+                for i, v in enumerate(value):
+                    found = walk(v, path + (i,))
+                    if found is not None:
+                        return found
+            return None
+
+        try:
+            found = walk(self.spec.model_dump(exclude_none=True), ())
+        except Exception:  # noqa: BLE001 - only a better location is lost
+            found = None
+        return found if found is not None and found in self.lines else (found or ())
 
     def engine_error(self, exc, prefix="") -> ModelFileError:
         path, msg = self.annotate(str(exc))
@@ -340,9 +390,16 @@ class LoadedModel:
                 state, report = initial_state(system, 0.0, s.assemble, s.linear_solver)
         except (AssemblyError, ModelError) as exc:  # ModelError: contradictory redundant equations
             raise self.engine_error(exc, "inconsistent initial conditions: ") from None
-        except ExpressionError as exc:
-            raise self.error(f"a time function cannot be evaluated at t = 0: {exc}") from None
+        except ExpressionError as exc:  # a law or a function of time, named by its key path
+            raise self.error(f"cannot be evaluated at the start (t = 0): {exc}", self.path_of_text(str(exc))) \
+                from None
         except (SingularMatrixError, np.linalg.LinAlgError) as exc:
+            massless = self._massless(system)
+            if massless:
+                what, path = massless
+                raise self.error(f"{what} has no mass, and a dynamic analysis needs it (its accelerations are "
+                                 "undefined): give it a density or mass, or use solver.analysis: static",
+                                 path) from None
             raise self.error("the initial accelerations cannot be computed: the equations of motion and "
                              f"constraints are singular ({exc}); check for conflicting or redundant drivers "
                              "and joints, and for bodies with no mass") from None
@@ -417,6 +474,25 @@ def apply_overrides(data, **settings):
     return out
 
 
+def _missing_section(errors, path, data, lines):
+    """(path, message, other problems) when the first error is a required key of a whole
+    section that the file does not have (no ``solver:`` at all): the section is named,
+    with the keys it needs, rather than its first key; None otherwise."""
+    if errors[0].get("type") != "missing" or len(path) < 2 or not isinstance(data, dict):
+        return None
+    in_file = (path[0],) in lines if lines else bool(data.get(path[0]))  # overrides may have made an empty one
+    if in_file or not isinstance(data.get(path[0], {}), dict):
+        return None
+    section = path[0]
+    keys = []
+    for e in errors:  # loc: (section, key) or (section, "<variant>", key)
+        loc = [x for x in e["loc"] if not (isinstance(x, str) and x.startswith("<"))]
+        if e.get("type") == "missing" and len(loc) == 2 and loc[0] == section:
+            keys.append(str(loc[1]))
+    need = f" (it needs {', '.join(keys)})" if keys else ""
+    return (section,), f"missing section{need}", len(errors) - max(1, len(keys))
+
+
 def load_model_text(text: str, file: str | None = None, fmt: str | None = None, **overrides) -> LoadedModel:
     """Parse, validate, check and build a model from its text (see :func:`load_model_file`)."""
     data, lines = parse_text(text, file, fmt)
@@ -430,6 +506,9 @@ def load_model_text(text: str, file: str | None = None, fmt: str | None = None, 
         errors = exc.errors()
         path, msg = _error_message(errors[0], data)
         more = len(errors) - 1
+        section = _missing_section(errors, path, data, lines)
+        if section is not None:
+            path, msg, more = section
         if more:
             msg += f" (and {more} more problem{'s' if more > 1 else ''})"
         tmp = LoadedModel(None, None, text, file, lines, overrides=origins)

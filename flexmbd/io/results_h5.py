@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from datetime import datetime, timezone
 
@@ -39,10 +40,10 @@ from ..nodes import kind_from_key
 from ..results import NODE_OUTPUTS, STAT_FIELDS, Result
 from ..services import provide
 from ..solvers.settings import DynamicSettings, SettingError, Settings, integrator_from_json, integrator_to_json
+from .file_guard import FileBusyError, WriteLock, os_reason
+from .results_check import (ARRAYS, FORMAT, FORMAT_VERSION, ResultsFileError, ResultsWriteError,  # noqa: F401
+                            check_format, check_structure, reading, saved_rows, settings_of)
 
-FORMAT = "flexmbd-results"
-FORMAT_VERSION = 1
-ARRAYS = ("t", "q", "v", "qdd", "a", "lam")
 INT_STATS = ("iterations", "refreshes", "factorizations", "substeps")
 ARRAY_UNITS = {
     "t": "s",
@@ -55,8 +56,22 @@ ARRAY_UNITS = {
 STATUSES = ("running", "completed", "failed", "interrupted", "stopped")
 
 
-class ResultsFileError(ValueError):
-    """A results file that cannot be used; the message is one line naming the file."""
+
+
+#: Free space [bytes] kept for the final status and closing the file: a flush that
+#: would leave less stops the run cleanly instead of letting HDF5 hit a full disk.
+RESERVE_BYTES = 1 << 20
+
+#: Files whose HDF5 handle broke on a write error: HDF5 cannot close them safely (it
+#: crashes closing a file whose metadata it could not write), so they are kept open
+#: and never touched again; :func:`broken_files` tells the command line to exit
+#: without HDF5's clean-up.
+_BROKEN: list = []
+
+
+def broken_files() -> list:
+    """Paths of results files left open after a write error (see :data:`_BROKEN`)."""
+    return [w.path for w in _BROKEN]
 
 
 def _h5py():
@@ -211,8 +226,7 @@ class ResultWriter:
     """
 
     def __init__(self, path, system, model_text=None, settings=None, chunk=100, append=False,
-                 flush_seconds=30.0, model_format=None):
-        h5py = _h5py()
+                 flush_seconds=30.0, model_format=None, lock=None):
         if hasattr(system, "freeze") and not hasattr(system, "coordinate_names"):
             system = system.freeze()
         self.path = os.fspath(path)
@@ -223,43 +237,71 @@ class ResultWriter:
         self._clock0 = time.perf_counter()
         self._last_flush = self._clock0
         self.closed = False
-        n, m = system.n, system.m
-        if append:
-            try:
-                self.file = h5py.File(self.path, "r+")
-            except (OSError, FileNotFoundError) as exc:
-                raise ResultsFileError(f"{self.path}: cannot reopen for appending: {_short(exc)}") from None
-            f = self.file
-            _check_format(f, self.path)
-            names = [_s(x) for x in f["layout/coordinate_names"][()]]
-            if names != list(system.coordinate_names) or f["lam"].shape[1] != m:
-                self.file.close()
-                raise ResultsFileError(f"{self.path}: the model's coordinates or constraints differ from the "
-                                       "file's; resume with the same model")
-            self.n_saved = int(f.attrs["n_saved"])
-            for k in ARRAYS:
-                f[k].resize(self.n_saved, axis=0)
-            for k in STAT_FIELDS:
-                f["stats"][k].resize(self.n_saved, axis=0)
-            if "outputs" in f:  # recomputed for the whole run at close
-                del f["outputs"]
-            if settings is not None:
-                old = json.loads(_s(f.attrs.get("settings", "{}")))
-                old.update(_as_dict(settings))
-                f.attrs["settings"] = json.dumps(old)
-            if model_text is not None:
-                f.attrs["model_text"] = model_text
-            resumed = json.loads(_s(f.attrs.get("resumed_at", "[]")))
-            resumed.append(float(f["t"][self.n_saved - 1]) if self.n_saved else 0.0)
-            f.attrs["resumed_at"] = json.dumps(resumed)
-            self._wall0 = float(f.attrs.get("wall_time", 0.0))
-            self._set_status("running", "running (or the writer stopped without closing the file)")
-            f.flush()
-            return
+        self.file = None
+        self.write_error = None
+        self.status = "running"
+        self._broken = False
+        self._chunk_bytes = 0
+        self._lock = lock if lock is not None else _take_lock(self.path, create=not append, append=append)
+        _quiet_h5py_cleanup()
         try:
-            self.file = h5py.File(self.path, "w")
+            if append:
+                with reading(self.path):
+                    self._reopen(system, model_text, settings)
+            else:
+                self._create(system, model_text, settings, model_format)
+        except BaseException:
+            if self.file is not None:
+                _close_quietly(self.file)
+            if append:
+                self._lock.release()
+            else:
+                self._lock.discard()
+            raise
+
+    def _reopen(self, system, model_text, settings):
+        """Open an existing file to continue it (``append``)."""
+        h5py = _h5py()
+        m = system.m
+        try:
+            self.file = h5py.File(self.path, "r+", **_no_hdf5_lock(self._lock))
         except OSError as exc:
-            raise ResultsFileError(f"{self.path}: cannot create: {_short(exc)}") from None
+            raise ResultsFileError(f"{self.path}: cannot reopen for appending: {os_reason(exc)}") from None
+        f = self.file
+        _check_format(f, self.path)
+        names = [_s(x) for x in f["layout/coordinate_names"][()]]
+        if names != list(system.coordinate_names) or f["lam"].shape[1] != m:
+            raise ResultsFileError(f"{self.path}: the model's coordinates or constraints differ from the "
+                                   "file's; resume with the same model")
+        self.n_saved = int(f.attrs["n_saved"])
+        for k in ARRAYS:
+            f[k].resize(self.n_saved, axis=0)
+        for k in STAT_FIELDS:
+            f["stats"][k].resize(self.n_saved, axis=0)
+        if "outputs" in f:  # recomputed for the whole run at close
+            del f["outputs"]
+        if settings is not None:
+            old = json.loads(_s(f.attrs.get("settings", "{}")))
+            old.update(_as_dict(settings))
+            f.attrs["settings"] = json.dumps(old)
+        if model_text is not None:
+            f.attrs["model_text"] = model_text
+        resumed = json.loads(_s(f.attrs.get("resumed_at", "[]")))
+        resumed.append(float(f["t"][self.n_saved - 1]) if self.n_saved else 0.0)
+        f.attrs["resumed_at"] = json.dumps(resumed)
+        self._wall0 = float(f.attrs.get("wall_time", 0.0))
+        self._set_status("running", "running (or the writer stopped without closing the file)")
+        self._chunk_bytes = _chunk_total(f)
+        f.flush()
+
+    def _create(self, system, model_text, settings, model_format):
+        """Create (or replace) the file: only ever called with the write lock held."""
+        h5py = _h5py()
+        n, m = system.n, system.m
+        try:
+            self.file = h5py.File(self.path, "w", **_no_hdf5_lock(self._lock))
+        except OSError as exc:
+            raise ResultsFileError(f"{self.path}: cannot create: {os_reason(exc)}") from None
         f = self.file
         self.n_saved = 0
         self._wall0 = 0.0
@@ -307,6 +349,7 @@ class ResultWriter:
                 geo.create_dataset(k, data=_str_list(val), dtype=sdt)
             else:
                 geo.create_dataset(k, data=val)
+        self._chunk_bytes = _chunk_total(f)
         f.flush()
 
     # ------------------------------------------------------------ recording
@@ -321,29 +364,99 @@ class ResultWriter:
         return None
 
     def flush(self):
-        """Write the buffered steps; ``n_saved`` is updated only once they are all written."""
+        """Write the buffered steps; ``n_saved`` is updated only once they are all written.
+
+        Before writing, the free space (and the file-size limit) is checked: when the
+        rows would leave less than :data:`RESERVE_BYTES`, nothing is written and a
+        :class:`ResultsWriteError` is raised, so the file can still be closed with its
+        status.  A write that fails all the same (another program filled the disk)
+        raises it too, and the file is then left as it is (see :data:`_BROKEN`)."""
+        if self.write_error is not None:
+            raise self.write_error
         buf = list(self._buf)
         if not buf:
-            self.file.flush()
+            self._guarded(self.file.flush)
             return
+        self._check_space(self._chunk_bytes + sum(sum(np.asarray(x).nbytes for x in row[1:6]) + 64 for row in buf))
+        self._guarded(self._write_rows, buf)
+        del self._buf[: len(buf)]
+        self._last_flush = time.perf_counter()
+
+    def _datasets(self):
+        """The growing datasets, opened once: a handle released while a write fails
+        makes h5py print a traceback of its own, so none is released mid-write."""
+        if getattr(self, "_ds", None) is None:
+            f = self.file
+            self._ds = {k: f[k] for k in ARRAYS}
+            self._ds.update({"stats/" + k: f["stats"][k] for k in STAT_FIELDS})
+        return self._ds
+
+    def _write_rows(self, buf):
         f, n0 = self.file, self.n_saved
         n1 = n0 + len(buf)
         cols = list(zip(*buf))
+        dsets = self._datasets()
         for k, col in zip(ARRAYS, cols[:6]):
-            ds = f[k]
+            ds = dsets[k]
             ds.resize(n1, axis=0)
             ds[n0:n1] = np.array(col, dtype=float).reshape((n1 - n0,) + ds.shape[1:])
         st = np.array(cols[6])
         for j, k in enumerate(STAT_FIELDS):
-            ds = f["stats"][k]
+            ds = dsets["stats/" + k]
             ds.resize(n1, axis=0)
             ds[n0:n1] = st[:, j]
         f.attrs["n_saved"] = n1
         f.attrs["wall_time"] = self._wall0 + time.perf_counter() - self._clock0
         f.flush()
         self.n_saved = n1
-        del self._buf[: len(buf)]
-        self._last_flush = time.perf_counter()
+
+    def _saved_until(self):
+        """'the N steps up to t = T s' of the file as last flushed."""
+        if not self.n_saved:
+            return "no step"
+        try:
+            t = float(self.file["t"][self.n_saved - 1]) if not self._broken else None
+        except Exception:  # noqa: BLE001
+            t = None
+        return f"the {self.n_saved} steps" + (f" up to t = {t:.6g}" if t is not None else "")
+
+    def _check_space(self, nbytes):
+        """Raise :class:`ResultsWriteError` (file untouched) when writing ``nbytes``
+        would leave less than :data:`RESERVE_BYTES` on the disk or under the file-size
+        limit (``ulimit -f``)."""
+        need = int(nbytes) + RESERVE_BYTES
+        reason = None
+        try:
+            st = os.statvfs(os.path.dirname(os.path.abspath(self.path)))
+            free = st.f_bavail * st.f_frsize
+            if free < need:
+                reason = f"the disk is full ({free / 2**20:.1f} MiB free)"
+        except (AttributeError, OSError):  # no statvfs (Windows): HDF5's error is the check
+            pass
+        try:
+            import resource
+
+            limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+            if limit != resource.RLIM_INFINITY and os.path.getsize(self.path) + need > limit:
+                reason = f"the file-size limit (ulimit -f, {limit / 2**20:.1f} MiB) is reached"
+        except (ImportError, OSError, ValueError):
+            pass
+        if reason is not None:
+            self.write_error = ResultsWriteError(f"cannot write {self.path}: {reason}; it keeps "
+                                                 f"{self._saved_until()}")
+            raise self.write_error
+
+    def _guarded(self, fn, *args):
+        """Call an HDF5 write; a failure marks the writer broken (see :data:`_BROKEN`)."""
+        try:
+            return fn(*args)
+        except (OSError, RuntimeError, ValueError) as exc:
+            self._broken = True
+            _BROKEN.append(self)
+            self.write_error = ResultsWriteError(f"cannot write {self.path}: {os_reason(exc)}; HDF5 could not "
+                                                 f"finish the file, which may be unreadable (it held "
+                                                 f"{self._saved_until()} at its last complete write)")
+            raise self.write_error from None
 
     def _set_status(self, status, message):
         f = self.file
@@ -353,17 +466,27 @@ class ResultWriter:
         f.attrs["success"] = status == "completed"
 
     # ------------------------------------------------------------ closing
-    def close(self, result=None, status=None, message=None, outputs=True):
+    def close(self, result=None, status=None, message=None, outputs=True, stop=None, progress=None):
         """Flush, write the final status and (``outputs``) every named output; close.
+        Returns the status written.
 
         status defaults from ``result``: "completed" if it succeeded, "stopped" if the
         ``on_step`` hook stopped it, else "failed"; without a result, "interrupted".
         ``outputs``: True (all), False, or a list of names to store under /outputs.
+        ``stop``: a callable; when it returns True (Ctrl-C) while the outputs are being
+        computed, they are left out and a "completed" run is closed as "interrupted" (a
+        ``--resume`` writes them).  ``progress(i, n, name)`` before each output.
+        A write error (disk full) closes the file as "failed" with every step flushed
+        before it, or, when HDF5 could not even write that, leaves it "running"; the
+        error is kept in ``write_error``, not raised.
         """
         if self.closed:
-            return
+            return self.status
         try:
-            self.flush()
+            try:
+                self.flush()
+            except ResultsWriteError:
+                pass  # kept in self.write_error
             if status is None:
                 if result is None:
                     status = "interrupted"
@@ -375,32 +498,79 @@ class ResultWriter:
                     status = "failed"
             if message is None:
                 message = result.message if result is not None else status
-            if outputs and self.n_saved:
-                self._write_outputs(outputs)
-            self._set_status(status, message)
+            if self._broken:
+                self.status = "running"
+                return self.status
+            if self.write_error is not None:
+                status, message = "failed", str(self.write_error)
+            elif outputs and self.n_saved:
+                missing = self._write_outputs(outputs, stop, progress)
+                if missing is not None:
+                    if status == "completed":
+                        status = "interrupted" if missing == "interrupted" else "failed"
+                    message = (f"{message}; all {self.n_saved} steps are saved, but the outputs are not: "
+                               f"{missing} (run again with --resume to write them)")
+            self._guarded(self._set_status, status, message)
             self.file.attrs["wall_time"] = self._wall0 + time.perf_counter() - self._clock0
-            self.file.flush()
+            self._guarded(self.file.flush)
+            self.status = status
+            return status
+        except ResultsWriteError:
+            self.status = "running" if self._broken else "failed"
+            return self.status
         finally:
             self.closed = True
-            self.file.close()
+            if not self._broken:
+                self._ds = None
+                _close_quietly(self.file)
+            self._lock.release()
 
-    def _write_outputs(self, which):
+    def abandon(self):
+        """Leave the file as a crash would: closed without a final status (it stays
+        "running" with every flushed step) and the write lock released.  For tests and
+        tools that simulate a killed run."""
+        if not self.closed:
+            self.closed = True
+            self._ds = None
+            _close_quietly(self.file)
+            self._lock.release()
+
+    def _write_outputs(self, which, stop=None, progress=None):
+        """Compute and store the named outputs; None when all were written, else why
+        not ("interrupted", or the write error)."""
         f = self.file
         res = _result_from_file(f, self.path, system=self.system)
         names = res.names() if which is True else list(which)
         g = f.require_group("outputs")
         errors = []
-        for nm in names:
-            try:
-                y = np.asarray(res[nm], dtype=float)
-            except Exception as exc:  # noqa: BLE001 - one output must not spoil the file
-                errors.append(f"{nm}: {type(exc).__name__}: {exc}")
-                continue
-            if nm in g:
-                del g[nm]
-            ds = g.create_dataset(nm, data=y)
-            ds.attrs["unit"] = output_unit(nm)
-        g.attrs["errors"] = json.dumps(errors)
+        try:
+            for i, nm in enumerate(names):
+                if stop is not None and stop():
+                    return "interrupted"
+                if progress is not None:
+                    progress(i, len(names), nm)
+                try:
+                    y = np.asarray(res[nm], dtype=float)
+                except Exception as exc:  # noqa: BLE001 - one output must not spoil the file
+                    errors.append(f"{nm}: {type(exc).__name__}: {exc}")
+                    continue
+                self._check_space(y.nbytes + 4096)
+                if nm in g:
+                    self._guarded(g.__delitem__, nm)
+                ds = self._guarded(lambda: g.create_dataset(nm, data=y))
+                ds.attrs["unit"] = output_unit(nm)
+        except KeyboardInterrupt:
+            return "interrupted"
+        except ResultsWriteError as exc:
+            if self._broken:
+                raise
+            return str(exc)
+        finally:
+            if not self._broken:
+                g.attrs["errors"] = json.dumps(errors)
+        if stop is not None and stop():
+            return "interrupted"
+        return None
 
     def __enter__(self):
         return self
@@ -589,6 +759,63 @@ def _s(x):
     return x.decode() if isinstance(x, bytes) else str(x)
 
 
+def _take_lock(path, create, append=False):
+    """The :class:`~.file_guard.WriteLock` of a writer, or a one-line ResultsFileError."""
+    try:
+        return WriteLock(path, create=create)
+    except FileBusyError:
+        raise ResultsWriteError(f"{path}: is being written by another run (or is open in another program); "
+                                "choose another file name or wait until it has finished") from None
+    except FileNotFoundError:
+        raise ResultsFileError(f"{path}: no such file") from None
+    except OSError as exc:
+        what = "cannot reopen for appending" if append else "cannot create"
+        raise ResultsWriteError(f"{path}: {what}: {os_reason(exc)}") from None
+
+
+def _no_hdf5_lock(lock):
+    """h5py keywords while our own lock is held: HDF5's lock would conflict with it."""
+    return {"locking": False} if lock.held else {}
+
+
+def _chunk_total(f):
+    """Bytes of one chunk of every growing dataset: what a flush may allocate at most
+    besides its rows (HDF5 allocates whole chunks)."""
+    total = 0
+    for ds in [f[k] for k in ARRAYS] + [f["stats"][k] for k in STAT_FIELDS]:
+        if ds.chunks:
+            total += int(np.prod(ds.chunks)) * ds.dtype.itemsize
+    return total
+
+
+def _quiet_h5py_cleanup():
+    """After a write error (disk full), h5py reports every later release of an HDF5
+    object of the broken file as an "Exception ignored" traceback, some of them while
+    the failing write is still unwinding; those are noise (the error is reported once,
+    by the writer): hide them, and only them.  Installed when a writer opens a file."""
+    if getattr(sys.unraisablehook, "_flexmbd", False):
+        return
+    previous = sys.unraisablehook
+
+    def hook(unraisable):
+        text = f"{unraisable.exc_value}"
+        if "h5py" in repr(getattr(unraisable, "object", "")) and "write failed" in text:
+            return
+        previous(unraisable)
+
+    hook._flexmbd = True
+    sys.unraisablehook = hook
+
+
+def _close_quietly(f):
+    """Close an h5py file; after a write error (disk full) closing can fail too, and
+    must not raise again: the status already written is what the file says."""
+    try:
+        f.close()
+    except Exception:  # noqa: BLE001
+        pass
+
+
 def _short(exc):
     return " ".join(str(exc).split())
 
@@ -600,12 +827,7 @@ def _guess_format(text):
 
 
 def _check_format(f, path):
-    fmt = _s(f.attrs.get("format", ""))
-    if fmt != FORMAT:
-        raise ResultsFileError(f"{path}: not a flexmbd results file (no format = {FORMAT!r} attribute)")
-    ver = int(f.attrs.get("format_version", 0))
-    if ver > FORMAT_VERSION:
-        raise ResultsFileError(f"{path}: written by a newer flexmbd (format version {ver} > {FORMAT_VERSION})")
+    check_format(f, path)
 
 
 def _open_read(path):
@@ -622,16 +844,28 @@ def _open_read(path):
                 return h5py.File(path, "r", locking=False)
             except OSError as exc2:
                 msg = _short(exc2)
-        raise ResultsFileError(f"{path}: cannot read as HDF5: {msg}") from None
+        raise ResultsFileError(f"{path}: cannot read as HDF5: {_h5_reason(msg)}") from None
+
+
+def _h5_reason(msg):
+    """HDF5's open error without its internals: 'Unable to synchronously open file
+    (file signature not found)' -> 'not an HDF5 file (file signature not found)'."""
+    if "signature not found" in msg:
+        return "not an HDF5 file (no HDF5 signature)"
+    if "truncated file" in msg:
+        return "the file is truncated (shorter than HDF5 wrote it)"
+    return msg.split(", flags =")[0]
 
 
 def _result_from_file(f, path, system=None, outputs=True):
-    _check_format(f, path)
+    with reading(path):
+        return _read_result(f, path, system, outputs)
+
+
+def _read_result(f, path, system=None, outputs=True):
+    n_rows = check_structure(f, path)
     attrs = {k: (_s(v) if isinstance(v, (bytes, str)) else (v.item() if hasattr(v, "item") else v))
              for k, v in f.attrs.items()}
-    n_saved = int(attrs.get("n_saved", 0))
-    n_rows = min([n_saved, f["t"].shape[0]] + [f["stats"][k].shape[0] for k in STAT_FIELDS]
-                 + [f[k].shape[0] for k in ARRAYS])
     arrays = {k: f[k][:n_rows] for k in ARRAYS}
     stats = {k: f["stats"][k][:n_rows] for k in STAT_FIELDS}
     lay = f["layout"]
@@ -642,13 +876,13 @@ def _result_from_file(f, path, system=None, outputs=True):
     layout["body_config_offsets"] = lay["body_config_offsets"][()] if "body_config_offsets" in lay \
         else layout["body_offsets"]
     geometry = {}
-    for k, ds in f["geometry"].items():
+    for k, ds in (f["geometry"].items() if "geometry" in f else ()):
         val = ds[()]
         geometry[k] = [_s(x) for x in val] if ds.dtype.kind == "O" else val
     stored = {}
     if outputs and "outputs" in f:
         for k, ds in f["outputs"].items():
-            if ds.shape[:1] == (n_rows,):
+            if ds.shape[:1] == (n_rows,) and ds.dtype.kind in "fiu":  # anything else is not an output we wrote
                 stored[k] = ds[()]
     return StoredResult(arrays, stats, attrs, layout, geometry, stored, system=system, path=path)
 
@@ -716,18 +950,51 @@ def model_from_text(text, fmt=""):
         return None
 
 
+def existing_results(path) -> dict | None:
+    """What an existing file is, to decide whether a new run may replace it: None when
+    it is not a readable flexmbd results file (a text file, an empty or damaged file),
+    else its ``model_name``, ``model_text`` and ``status``.  Read without HDF5's lock
+    (the caller holds the write lock of :mod:`.file_guard`)."""
+    h5py = _h5py()
+    try:
+        with h5py.File(os.fspath(path), "r", locking=False) as f:
+            if _s(f.attrs.get("format", "")) != FORMAT:
+                return None
+            return {"model_name": _s(f.attrs.get("model_name", "")), "model_text": _s(f.attrs.get("model_text", "")),
+                    "status": _s(f.attrs.get("status", ""))}
+    except Exception:  # noqa: BLE001 - anything unreadable is "not a results file"
+        return None
+
+
+def replace_refusal(path, model_name: str, model_text: str) -> str | None:
+    """Why ``path`` must not be replaced by a run of the model (``model_name``,
+    ``model_text``) without being told to (``--force``), or None when it may: it does
+    not exist, or it is a flexmbd results file of the same model (same name, or the
+    same model-file text)."""
+    if not os.path.lexists(path):
+        return None
+    if os.path.isfile(path) and os.path.getsize(path) == 0:
+        return None  # an empty file holds nothing to lose
+    info = existing_results(path)
+    if info is None:
+        return f"{path} exists and is not a flexmbd results file"
+    same = (model_name and info["model_name"] == model_name) or (model_text and info["model_text"] == model_text)
+    if not same:
+        return f"{path} holds the results of another model ({info['model_name'] or 'unnamed'!s})"
+    return None
+
+
 def resume_state(path):
     """The :class:`~flexmbd.solvers.dynamics.StepState` of the last saved step of ``path`` (to continue a run)."""
     from ..solvers.dynamics import StepState
 
     f = _open_read(path)
     try:
-        _check_format(f, os.fspath(path))
-        n = int(f.attrs.get("n_saved", 0))
-        n = min([n] + [f[k].shape[0] for k in ARRAYS])
-        if n == 0:
-            raise ResultsFileError(f"{path}: holds no saved step to resume from")
-        row = {k: f[k][n - 1] for k in ARRAYS}
+        with reading(path):
+            n = check_structure(f, os.fspath(path))
+            if n == 0:
+                raise ResultsFileError(f"{path}: holds no saved step to resume from")
+            row = {k: f[k][n - 1] for k in ARRAYS}
     finally:
         f.close()
     return StepState(float(row["t"]), row["q"].copy(), row["v"].copy(), row["qdd"].copy(), row["a"].copy(),
@@ -738,20 +1005,35 @@ def resume_info(path):
     """Settings, status, model text and last saved time of a file, as a dict."""
     f = _open_read(path)
     try:
-        _check_format(f, os.fspath(path))
-        n = int(f.attrs.get("n_saved", 0))
-        return {"settings": json.loads(_s(f.attrs.get("settings", "{}")) or "{}"),
-                "status": _s(f.attrs.get("status", "running")),
-                "model_text": _s(f.attrs.get("model_text", "")),
-                "model_format": _s(f.attrs.get("model_format", "")),
-                "n_saved": n, "t_last": float(f["t"][n - 1]) if n else None,
-                "t_first": float(f["t"][0]) if n else None}
+        with reading(path):
+            return _info(f, os.fspath(path))
     finally:
         f.close()
 
 
+def _info(f, path):
+    n = check_structure(f, path)
+    if n and not (np.isfinite(f["t"][0]) and np.isfinite(f["t"][n - 1])):
+        raise ResultsFileError(f"{path}: damaged results file: the saved times are not numbers")
+    return {"settings": settings_of(f, path),
+            "status": _s(f.attrs.get("status", "running")),
+            "model_text": _s(f.attrs.get("model_text", "")),
+            "model_format": _s(f.attrs.get("model_format", "")),
+            "n_saved": n, "t_last": float(f["t"][n - 1]) if n else None,
+            "t_first": float(f["t"][0]) if n else None}
+
+
+def check_same_model(path, info: dict, model_text: str | None) -> None:
+    """Raise ResultsFileError when ``model_text`` (the model file given to resume
+    ``path``) is not the one stored in it (``info`` from :func:`resume_info`)."""
+    stored_text = info["model_text"]
+    if model_text is not None and stored_text and model_text != stored_text:
+        raise ResultsFileError(f"{path}: was written for a different model file (the stored model text differs); "
+                               "resume with the same model file")
+
+
 def resume_run(path, model=None, t_end=None, chunk=100, progress=None, model_text=None, outputs=None,
-               stop=None, check_model=True):
+               stop=None, check_model=True, output_progress=None):
     """Continue the run stored in ``path`` to ``t_end`` (default: its stored t_end).
 
     The steps land on the grid ``t_start + k h`` of the original run, with the stored
@@ -766,8 +1048,12 @@ def resume_run(path, model=None, t_end=None, chunk=100, progress=None, model_tex
     outputs:    named outputs stored at the end (as in :meth:`ResultWriter.close`); default:
                 the ``outputs`` list of the stored settings, or all of them.
     stop:       a callable; when it returns True the run stops after the current step
-                and the file is closed with status "interrupted" (resumable again).
+                (or while the outputs are written) and the file is closed with status
+                "interrupted" (resumable again).
+    output_progress: ``output_progress(i, n, name)`` while the outputs are written.
     Ctrl-C (KeyboardInterrupt) also closes the file as "interrupted" and re-raises.
+    A completed file that needs no more steps (``t_end`` not past its last time) is
+    not opened for writing at all: it is returned as it is.
     Returns the whole run as a :class:`StoredResult`; the file is closed with its status.
     """
     from ..solvers.dynamics import simulate
@@ -778,10 +1064,9 @@ def resume_run(path, model=None, t_end=None, chunk=100, progress=None, model_tex
         raise ResultsFileError(f"{path}: holds no saved step to resume from")
     if settings.get("analysis") == "static":
         raise ResultsFileError(f"{path}: holds a static analysis, which is not resumed; run it again")
+    if check_model:
+        check_same_model(path, info, model_text)
     stored_text = info["model_text"]
-    if check_model and model_text is not None and stored_text and model_text != stored_text:
-        raise ResultsFileError(f"{path}: was written for a different model file (the stored model text differs); "
-                               "resume with the same model file")
     if model is None:
         model = model_from_text(stored_text, info["model_format"])
         if model is None:
@@ -790,6 +1075,11 @@ def resume_run(path, model=None, t_end=None, chunk=100, progress=None, model_tex
     if t_end is not None:
         settings["t_end"] = float(t_end)
     run = stored_settings(path, settings, info["t_first"] or 0.0)
+    if info["status"] == "completed" and run.t_end <= info["t_last"] + 1e-9 * max(1.0, abs(info["t_last"])):
+        return load_result(path, model=model)
+    if run.t_end < info["t_last"] - 1e-9 * max(1.0, abs(info["t_last"])):
+        raise ResultsFileError(f"{path}: the end time {run.t_end:.6g} s is before the last saved time "
+                               f"{info['t_last']:.6g} s")
     h, t_end, t0 = run.h, run.t_end, run.t_start
     if outputs is None:
         outputs = settings.get("outputs") or True
@@ -819,9 +1109,12 @@ def resume_run(path, model=None, t_end=None, chunk=100, progress=None, model_tex
             writer.close(None, status="interrupted", message=f"interrupted at t = {state.t:.6g} s; resume again "
                          "with --resume", outputs=False)
         elif last.success:
-            writer.close(None, status="completed", message="completed", outputs=outputs)
+            writer.close(None, status="completed", message="completed", outputs=outputs, stop=stop,
+                         progress=output_progress)
         else:
-            writer.close(last, outputs=outputs)
+            writer.close(last, outputs=outputs, stop=stop, progress=output_progress)
+        if writer.write_error is not None:
+            raise writer.write_error
     return load_result(path, model=system)
 
 

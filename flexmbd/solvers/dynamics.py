@@ -24,6 +24,7 @@ from ..system import JACOBIAN_TERMS, freeze_reporting, jacobian_terms
 from .initial import assemble_positions, consistent_accelerations, project_velocities
 from ..linalg import LinearSolver
 from ..services import provide
+from .diagnose import nonfinite_time_function
 from .halving import advance
 from .newton import NewtonOutcome, NewtonSolver, _same_key
 from .settings import DynamicSettings
@@ -304,6 +305,10 @@ def _failure_message(sys, failure, max_halvings):
     """Why a step failed even after the last halving: time, step, Newton's message, the
     residual and its worst equation."""
     out, chk = failure.outcome, failure.outcome.residual
+    t1 = failure.state.t + failure.h
+    culprit = nonfinite_time_function(getattr(sys, "model", None), t1)
+    if culprit is not None:  # an input, not the mechanics: say so rather than "singular"
+        return f"step from t = {failure.state.t:.6g} s failed: {culprit}"
     if np.all(np.isfinite(chk)) and chk.size:
         worst = int(np.argmax(np.abs(chk)))
         where = f"; worst equation: {sys.describe_row(worst)} (|r| = {abs(chk[worst]):.3g})"

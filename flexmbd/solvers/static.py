@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import time as _time
 import warnings
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 import scipy.linalg as sla
@@ -53,6 +53,7 @@ import scipy.sparse as sp
 from ..results import Result
 from ..services import provide
 from ..system import freeze_reporting, jacobian_terms
+from .diagnose import nonfinite_time_function
 from .dynamics import StepState
 from .initial import AssemblyError, assemble_positions
 from .newton import NewtonSolver
@@ -112,7 +113,8 @@ class _LoadStepFailure(RuntimeError):
 
 
 def static_equilibrium(model: Model, load_steps: int | None = None, *, settings: StaticSettings | None = None,
-                       system: System | None = None, **overrides: Any) -> StaticResult:
+                       system: System | None = None, on_step: Callable | None = None,
+                       progress: Callable | None = None, **overrides: Any) -> StaticResult:
     """Equilibrium of ``model`` under its loads, reached in ``load_steps`` equal increments.
 
     The settings are one :class:`~flexmbd.solvers.settings.StaticSettings` (``settings``);
@@ -126,6 +128,12 @@ def static_equilibrium(model: Model, load_steps: int | None = None, *, settings:
     error θ/(1−θ)‖Δx‖ of the Newton iterate below tol, θ the ratio of successive
     increment norms; for stiff structures, whose residual cannot get below the rounding
     noise of their internal forces, ~1e-16 EA per node).
+
+    on_step:  ``on_step(state, stats: dict)`` after each converged load step, as in
+              ``simulate`` (``state.t`` is the load factor): a writer stores the load path
+              as it goes, so an analysis stopped early keeps what it reached; returning
+              False stops it (``success`` False, the message says so).
+    progress: ``progress(load_factor, k, load_steps, newton_stats)`` after each load step.
 
     Returns a :class:`StaticResult` (``success``, ``message``, ``q``, ``lam``,
     ``iterations``, ``load_factor``); a failure never raises.
@@ -215,7 +223,7 @@ def static_equilibrium(model: Model, load_steps: int | None = None, *, settings:
             x, its, cuts, norm = advance(x, s_prev, s, 0 if k else max_cuts)
         except _LoadStepFailure as exc:
             out, s_fail = exc.args[0], exc.args[1] if len(exc.args) > 1 else s
-            res.fail(_failure_message(system, problem(s_fail), out, k, s_fail, max_cuts if k else 0))
+            res.fail(_failure_message(system, problem(s_fail), out, k, s_fail, max_cuts if k else 0, time))
             break
         q_s = config(x).copy()
         q_s, _, _, rescaled = system.rescale(q_s)   # R³×R³ nodes: |ψ| ≤ π between load steps
@@ -223,9 +231,18 @@ def static_equilibrium(model: Model, load_steps: int | None = None, *, settings:
             x = np.r_[q_s, x[n:]]
         if not system.additive:
             base["q"], x = q_s, np.r_[zeros, x[n:]]
+        seconds = _time.perf_counter() - c0
         res.add(StepState(float(time), q_s, zeros.copy(), zeros.copy(), zeros.copy(), x[n:].copy()),
-                float(s), its, cuts, _time.perf_counter() - c0, norm)
+                float(s), its, cuts, seconds, norm)
         s_prev = s
+        if progress is not None:
+            progress(float(s), k, load_steps, newton.stats)
+        if on_step is not None:
+            row = StepState(float(s), q_s, zeros.copy(), zeros.copy(), zeros.copy(), x[n:].copy())
+            stats = dict(iterations=its, refreshes=its, factorizations=its, seconds=seconds, substeps=cuts)
+            if on_step(row, stats) is False:
+                res.fail(f"stopped by the caller at load factor {s:.4g} (load step {k} of {load_steps})")
+                break
     res.newton = newton.stats
     res.nnz = newton.nnz
     if res.success:
@@ -303,8 +320,11 @@ class _Charts:
         return g, P.T @ (P.T @ np.asarray(A).T).T + Hs.toarray()
 
 
-def _failure_message(system, residual, out, k, s, cuts):
+def _failure_message(system, residual, out, k, s, cuts, time=0.0):
     """Which step failed, why, and which equation (or which free direction) is to blame."""
+    culprit = nonfinite_time_function(getattr(system, "model", None), time)
+    if culprit is not None:  # an input, not the stiffness: say so rather than "singular"
+        return f"load step {k} (load factor {s:.4g}) failed: {culprit}"
     msg = (f"load step {k} (load factor {s:.4g}) failed" + (f" after {cuts} cuts of the increment" if cuts else "")
            + f": {out.message}")
     _, r, A = residual(out.x, True)   # r: the residual [F; Φ] (chart equations aside)

@@ -1,0 +1,83 @@
+"""Telling a user that the first run compiles, and how long that took.
+
+The first run after installing (or after any change to the kernels' sources) compiles
+the Numba kernels, 20-35 s on a small machine, which used to be printed as the run's
+wall time.  :class:`CompileWatch` listens to Numba's ``numba:compile`` events, which
+fire only when a kernel is really compiled (not when it is loaded from the cache): on a
+terminal it says "compiling kernels (first run only)…" once, and it sums the compile
+time so that the summary reports it apart from the simulation's.
+"""
+from __future__ import annotations
+
+import sys
+import time
+
+
+class CompileWatch:
+    """Context manager: ``seconds`` spent compiling inside it; a note on ``stream``
+    (when ``announce``) at the first compile."""
+
+    def __init__(self, stream=None, announce: bool = True):
+        self.stream = stream or sys.stderr
+        self.announce = announce
+        self.seconds = 0.0
+        self.compiled = 0
+        self._depth = 0
+        self._t0 = 0.0
+        self._said = False
+        self._listener = None
+
+    # Numba's listener interface (numba.core.event.Listener)
+    def on_start(self, event) -> None:
+        if self._depth == 0:
+            self._t0 = time.perf_counter()
+            if self.announce and not self._said:
+                self._said = True
+                try:
+                    self.stream.write("compiling kernels (first run only)…\n")
+                    self.stream.flush()
+                except (OSError, ValueError):
+                    pass
+        self._depth += 1
+
+    def on_end(self, event) -> None:
+        self._depth = max(0, self._depth - 1)
+        self.compiled += 1
+        if self._depth == 0:
+            self.seconds += time.perf_counter() - self._t0
+
+    def __enter__(self) -> CompileWatch:
+        try:
+            from numba.core import event
+        except ImportError:  # no Numba: nothing is compiled
+            return self
+        watch = self
+
+        class _Listener(event.Listener):
+            def on_start(self, ev):
+                watch.on_start(ev)
+
+            def on_end(self, ev):
+                watch.on_end(ev)
+
+        self._listener = _Listener()
+        event.register("numba:compile", self._listener)
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        if self._listener is not None:
+            from numba.core import event
+
+            event.unregister("numba:compile", self._listener)
+            self._listener = None
+        return False
+
+    def summary(self) -> str | None:
+        """The summary line, or None when nothing was compiled."""
+        if not self.compiled:
+            return None
+        return (f"  compiled kernels in {self.seconds:.1f} s (first run only: later runs load them from the cache; "
+                "not counted in the wall time above)")
+
+
+__all__ = ["CompileWatch"]
