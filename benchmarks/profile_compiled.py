@@ -16,9 +16,9 @@ from flexmbd.kernels import assembly as k
 
 
 @njit
-def _evaluations(count, matrix, qe, ve, ae, lam, layout, vsize, bsize, vec, blk, phi, data, tvals):
+def _evaluations(count, matrix, qe, ve, ae, lam, layout, vsize, bsize, vec, blk, phi, ib, fb, tb, tab):
     for _ in range(count):
-        k.evaluate_all(qe, ve, ae, lam, 1.0, 0.1, 0.1, 1.0, matrix, layout, vsize, bsize, vec, blk, phi, data, tvals)
+        k.evaluate_all(qe, ve, ae, lam, 1.0, 0.1, 0.1, 1.0, matrix, layout, vsize, bsize, vec, blk, phi, ib, fb, tb, tab)
 
 
 @njit
@@ -47,7 +47,7 @@ def main():
     ca = system.compiled
     qe, ve = system.extend(system.q0), system.extend_velocity(system.v0)
     ae, lam, phi = system.extend_velocity(np.zeros(system.n)), np.ones(system.m), np.empty(system.m)
-    args = (qe, ve, ae, lam, ca.layout, ca.vsize, ca.bsize, ca.vec, ca.blk, phi, ca.data, ca.time_values(0.0))
+    args = (qe, ve, ae, lam, ca.layout, ca.vsize, ca.bsize, ca.vec, ca.blk, phi, *ca.arrays(0.0))
     _time("evaluation with the Newton matrix", _evaluations, True, *args)
     _time("evaluation, residual only", _evaluations, False, *args)
     for slot, name in enumerate(k.SLOTS):

@@ -31,31 +31,6 @@ if AVAILABLE:
 LOG = logging.getLogger("flexmbd")
 _REPORTED: set[str] = set()
 
-_I2, _F1, _F2 = np.zeros((0, 1), np.int64), np.zeros(0), np.zeros((0, 1))
-_I1 = np.zeros(0, np.int64)
-#: the constant arrays of an absent slot (same types as a present one's), by slot name
-_EMPTY = {
-    "spatial_bodies": (_I2, _I2, _F1, np.zeros((0, 3, 3))),        # config, dofs, mass, inertia
-    "planar_bodies": (_I2, _F2),                                   # dofs, diag(m, m, I_z)
-    "gravity_spatial": (_F1, _F1), "gravity_planar": (_F1, _F1),   # mass, g
-    "springs_spatial": (_I2, _I2, _F2, _F2, _F1, _F1, _F1, _I1),   # config, dofs, u_i, u_j, k, c, l0, tension only
-    "springs_planar": (_I2, _I2, _F2, _F2, _F1, _F1, _F1, _I1),
-    "points_spatial": (_I2, _F2, _F2, _I1), "points_planar": (_I2, _F2, _F2, _I1),  # config, u, f, body-fixed
-    "normalization": (_I2,),                                       # config
-    # dots: slot dofs, u, marker type, side, sign, marker tensors C(u)
-    "dots_spatial": (_I2, _F2, _I1, _I1, _F1, np.zeros((0, 3, 4, 4))),
-    "dots_planar": (_I2, _F2, _I1, _I1, _F1, np.zeros((0, 3, 4, 4))),
-    "torques_spatial": (_I2, _F2, _I1), "torques_planar": (_I2, _F2, _I1),   # config, torque, body-fixed
-    # rotational springs: config, dofs, f_i, g_i, f_j, k, c
-    "rotational_springs_spatial": (_I2, _I2, _F2, _F2, _F2, _F1, _F1),
-    "rotational_springs_planar": (_I2, _I2, _F2, _F2, _F2, _F1, _F1),
-}
-
-
-def _empty_values(name):
-    return (np.zeros((0, 2)), _F1) if _k.TIME_SLOTS[name] == 2 else (_F1,)
-
-
 def _f(x):
     return np.ascontiguousarray(x, dtype=float)
 
@@ -72,7 +47,8 @@ class CompiledAssembly:
         self.layout = np.full((ns, 4), -1, dtype=np.int64)
         self.vsize = np.zeros(ns, dtype=np.int64)
         self.bsize = np.zeros(ns, dtype=np.int64)
-        data = [_EMPTY[name] for name in _k.SLOTS]
+        self.tab = np.zeros((ns, _k.MAX_ARGS, 5), dtype=np.int64)
+        ints, floats = _Buffer(np.int64), _Buffer(float)
         functions = {}
         vo = bo = 0
         jo = sum(g.dof_index.size * g.dof_index.shape[1] for g in groups)
@@ -96,10 +72,15 @@ class CompiledAssembly:
                 jo += 2 * size
             vo += size
             bo += size * width
-            data[slot] = cs.arrays
+            codes = _k.SLOT_ARGS[cs.name]
+            if len(cs.arrays) != len(codes):
+                raise ValueError(f"{_describe(g)}: slot {cs.name} takes {len(codes)} arrays, got {len(cs.arrays)}")
+            for j, (x, code) in enumerate(zip(cs.arrays, codes)):
+                buffer = ints if code[0] == "i" else floats
+                self.tab[slot, j] = _entry(buffer.add(x, code, f"{_describe(g)}: slot {cs.name} array {j}"))
             if cs.values is not None:
                 functions[cs.name] = (cs.values, cs.constant)
-        self.data = tuple(data)
+        self.ib, self.fb = ints.array(), floats.array()
         #: constraints that depend on time (drivers): Φ_t ≠ 0
         self.rheonomic = any(getattr(g, "laws", None) for g in s.constraint_groups)
         self.vec, self.blk = np.zeros(vo), np.zeros(jo)
@@ -111,33 +92,50 @@ class CompiledAssembly:
         self.size = (s.n + s.m) ** 2 if s.dense else s.nnz
         self.pattern = s._pattern
         self._system = s
-        # functions of time by their place in time_values(); the constant ones evaluated once
-        const, self._varying = [], []
-        for name, count in _k.TIME_SLOTS.items():
-            j = len(const)
-            const += list(_empty_values(name))
-            if name not in functions:
-                continue
-            fun, constant = functions[name]
-            if constant:
-                const[j:j + count] = _values(fun(0.0), count)
+        # the arrays that depend on time, in tb: the constant ones evaluated once, the
+        # others laid out behind them at the first call of time_values() and then
+        # overwritten in place at every call
+        constant, self._varying, self._laid_out = _Buffer(float), [], False
+        for name, (fun, is_constant) in functions.items():
+            if is_constant:
+                slot, j0 = _k.SLOTS.index(name), len(_k.SLOT_ARGS[name])
+                for j, (x, code) in enumerate(zip(_values(fun(0.0), len(_k.TIME_ARGS[name])), _k.TIME_ARGS[name])):
+                    self.tab[slot, j0 + j] = _entry(constant.add(x, code, f"slot {name} time array {j}"))
             else:
-                self._varying.append((j, count, fun))
-        self._constant = tuple(const)
+                self._varying.append((name, fun))
+        self._constant_values = constant
+        self.tb = constant.array()
 
     def time_values(self, t):
-        """The time-dependent arrays of every slot of ``TIME_SLOTS``, in order."""
+        """The flat buffer of the time-dependent arrays (``TIME_ARGS``) at time t."""
         if not self._varying:
-            return self._constant
-        out = list(self._constant)
-        for j, count, fun in self._varying:
-            out[j:j + count] = _values(fun(t), count)
-        return tuple(out)
+            return self.tb
+        if not self._laid_out:
+            buffer = _Buffer(float)
+            buffer.parts, buffer.size = list(self._constant_values.parts), self._constant_values.size
+            self._slices = []
+            for name, fun in self._varying:
+                slot, j0, codes = _k.SLOTS.index(name), len(_k.SLOT_ARGS[name]), _k.TIME_ARGS[name]
+                for j, (x, code) in enumerate(zip(_values(fun(t), len(codes)), codes)):
+                    entry = buffer.add(x, code, f"slot {name} time array {j}")
+                    self.tab[slot, j0 + j] = _entry(entry)
+                    self._slices.append((entry[0], entry[0] + int(np.prod(entry[1]))))
+            self.tb, self._laid_out = buffer.array(), True
+            return self.tb
+        k = 0
+        for name, fun in self._varying:
+            for x in _values(fun(t), len(_k.TIME_ARGS[name])):
+                lo, hi = self._slices[k]
+                if x.size != hi - lo:
+                    raise ValueError(f"slot {name}: a time-dependent array changed size ({x.size}, was {hi - lo})")
+                self.tb[lo:hi] = x.ravel()
+                k += 1
+        return self.tb
 
     def evaluate(self, qe, ve, ae, lam, t, cM, cD, cK, load_factor, matrix):
         Phi = np.empty(self.m)
         shortest = _k.evaluate_all(qe, ve, ae, _f(lam), cM, cD, cK, load_factor, matrix, self.layout, self.vsize,
-                                   self.bsize, self.vec, self.blk, Phi, self.data, self.time_values(t))
+                                   self.bsize, self.vec, self.blk, Phi, *self.arrays(t))
         if shortest == 0.0:
             self.raise_undefined(qe, ve, t)
         F, data = _k.scatter(self.vec, self.vec_index, self.n, self.blk, self.pos, self.size, matrix)
@@ -150,12 +148,42 @@ class CompiledAssembly:
         A.data = data
         return F, Phi, A
 
+    def arrays(self, t):
+        """The packed arrays of ``evaluate_all`` at time t: ints, floats, time values, table."""
+        return self.ib, self.fb, self.time_values(t), self.tab
+
     def raise_undefined(self, qe, ve, t):
         """The error of the element whose direction or angle is undefined (a spring of zero
         length, a rotational spring with f_j along its axis), raised by its group."""
         for g in self._system.force_groups:
             g.evaluate(qe, ve, t, False)   # raises the error naming the element
         raise FloatingPointError("a force element has an undefined direction")
+
+
+class _Buffer:
+    """Arrays of one dtype packed one after the other into a flat buffer."""
+
+    def __init__(self, dtype):
+        self.dtype, self.parts, self.size = dtype, [], 0
+
+    def add(self, x, code: str, what: str) -> tuple[int, tuple]:
+        """Append ``x`` (``code``: dtype letter and ndim, e.g. "f2"); (offset, shape)."""
+        x = np.ascontiguousarray(x, dtype=self.dtype)
+        if x.ndim != int(code[1]):
+            raise ValueError(f"{what}: expected {code[1]} dimensions, got shape {x.shape}")
+        offset = self.size
+        self.parts.append(x.ravel())
+        self.size += x.size
+        return offset, x.shape
+
+    def array(self) -> np.ndarray:
+        return np.concatenate(self.parts) if self.parts else np.zeros(0, dtype=self.dtype)
+
+
+def _entry(entry):
+    """A row of the argument table: offset, then the shape padded to four dimensions."""
+    offset, shape = entry
+    return (offset, *shape, *[0] * (4 - len(shape)))
 
 
 def _values(v, count):

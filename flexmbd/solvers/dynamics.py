@@ -180,7 +180,7 @@ class CompiledNewton:
         code, x, norm, chk, q1, v1, a1 = k.newton_step(
             s.q, s.v, s.qdd, s.a, s.lam, h, am, af, beta, gamma, nw.tol, nw.max_iter, self.policy,
             bool(project) and not ca.rheonomic, ca.ground_q, ca.n_ext, ca.layout, ca.vsize, ca.bsize, ca.vec_index,
-            ca.pos, ca.vec, ca.blk, ca.data, ca.time_values(t1), self.LU, self.piv, self.status, self.stats)
+            ca.pos, ca.vec, ca.blk, *ca.arrays(t1), self.LU, self.piv, self.status, self.stats)
         st, counts = nw.stats, self.stats.tolist()
         st.compiled_seconds += time.perf_counter() - c0
         st.iterations += counts[0]

@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.linalg.blas import dnrm2 as _nrm2
 
 from ..linalg import LinearSolver, SingularMatrixError
 
@@ -151,11 +152,19 @@ class NewtonSolver:
         return NewtonOutcome(False, x, it, norm, chk, message)
 
 
+#: a residual whose squares' sum would overflow (norm ≥ √(float max) ≈ 1.3e154) has diverged
+_DIVERGED = 1e154
+
+
 def _norm(v):
-    """2-norm; inf (not an overflow warning) for a diverged iterate, which the caller
-    reports as a failure."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        return float(np.linalg.norm(v))
+    """2-norm; inf (never an overflow warning) for a diverged iterate, which the caller
+    reports as a failure.  BLAS's nrm2 scales as it sums, so it neither overflows nor
+    warns, and it costs a tenth of ``np.linalg.norm`` under ``np.errstate``."""
+    v = np.asarray(v, dtype=float).ravel()
+    if not v.size:
+        return 0.0
+    norm = float(_nrm2(v))
+    return norm if norm < _DIVERGED else np.inf    # (and inf for nan)
 
 
 def _same_key(a, b):
