@@ -7,7 +7,9 @@ from flexmbd.kernels import AVAILABLE
 from flexmbd.system import System
 from test_jacobians import random_state
 
-pytestmark = pytest.mark.skipif(not AVAILABLE, reason="numba not available")
+pytestmark = [pytest.mark.skipif(not AVAILABLE, reason="numba not available"),
+              # P1's slider-crank has 3 redundant slider equations, removed with a warning
+              pytest.mark.filterwarnings("ignore::flexmbd.system.RedundantConstraintWarning")]
 
 
 def supported_model(kind):
@@ -140,6 +142,24 @@ def test_slider_crank_with_a_torque_and_a_rotational_spring_stays_compiled():
     m.rotational_spring_damper(fm.GROUND, m.bodies[0], axis=(0, 0, 1), k=30.0, c=2.0, name="hinge_spring")
     sys = m.freeze()
     assert sys.compiled is not None and sys.assembly == "compiled"
+
+
+def test_a_compiled_slot_with_wrong_arrays_is_named(monkeypatch):
+    """A group's compiled slot must match the slot's declared arrays (SLOT_ARGS): a
+    wrong count or dimension is an error naming the group and the slot, not a crash in
+    compiled code."""
+    from flexmbd.forces.loads import GravityGroup
+    from flexmbd.groups import CompiledSlot
+
+    m = fm.Model(gravity=(0, 0, -9.81))
+    m.rigid_body("b", mass=1.0, inertia=(1, 1, 1))
+    monkeypatch.setattr(GravityGroup, "compiled_slot", lambda self: CompiledSlot("gravity_spatial", (np.ones(1),)))
+    with pytest.raises(ValueError, match="gravity_spatial takes 2 arrays, got 1"):
+        m.freeze()
+    monkeypatch.setattr(GravityGroup, "compiled_slot",
+                        lambda self: CompiledSlot("gravity_spatial", (np.ones((1, 1)), np.ones(3))))
+    with pytest.raises(ValueError, match="gravity_spatial array 0: expected 1 dimensions"):
+        m.freeze()
 
 
 def test_zero_length_spring_is_named():
