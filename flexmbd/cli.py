@@ -173,10 +173,16 @@ def cmd_example(args: argparse.Namespace) -> int:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise CLIError(f"{PROG} example: error: cannot create output directory {str(out_dir)!r}: {exc}")
-    try:
-        examples[args.name].run(out_dir, quiet=args.quiet)
-    except Exception as exc:  # noqa: BLE001 - one-line report
-        raise CLIError(f"{PROG} example: error: example {args.name!r} failed: {type(exc).__name__}: {exc}")
+    from flexmbd.compile_watch import CompileWatch
+
+    tty = sys.stderr.isatty()
+    with CompileWatch(sys.stderr, announce=tty and not args.quiet) as compiling:
+        try:
+            examples[args.name].run(out_dir, quiet=args.quiet)
+        except Exception as exc:  # noqa: BLE001 - one-line report
+            raise CLIError(f"{PROG} example: error: example {args.name!r} failed: {type(exc).__name__}: {exc}")
+    if compiling.summary() and not args.quiet:
+        print(compiling.summary().strip())
     return 0
 
 
@@ -371,7 +377,7 @@ def _resume(args: argparse.Namespace) -> int:
     that it equals an uninterrupted run): ``--h`` and ``--integrator`` are refused, and
     ``--t-end`` sets a new end time.  A completed file that needs no more steps is left
     untouched.  SIGINT/SIGTERM stop it cleanly, as in a fresh run."""
-    from flexmbd.io.compile_note import CompileWatch
+    from flexmbd.compile_watch import CompileWatch
     from flexmbd.io.interrupts import StopFlag
     from flexmbd.io.model_file import ModelFileError
     from flexmbd.io.model_run import Progress, prepare

@@ -26,6 +26,8 @@ class Result:
         self.message = "completed"
         self.assembly = None
         self.wall_time = 0.0
+        #: seconds spent compiling kernels during the steps (first run only), not in wall_time
+        self.compile_seconds = 0.0
         self._cache = {}
 
     # ---------------------------------------------------------- recording

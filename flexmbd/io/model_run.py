@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .compile_note import CompileWatch
+from ..compile_watch import CompileWatch
 from .interrupts import StopFlag
 from .model_file import LoadedModel, ModelFileError, load_model_file
 
@@ -226,9 +226,8 @@ def _run_dynamic(loaded, system, writer, output, quiet, stdout, stderr, stop, pr
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")  # redundancy is reported above; numpy overflow shows as a failure
             try:
-                compiled_before = compiling.seconds
+                # (its wall time leaves out the kernels compiled during the steps)
                 res = simulate(loaded.model, settings=settings, system=system, on_step=on_step, progress=progress)
-                res.wall_time = max(0.0, res.wall_time - (compiling.seconds - compiled_before))
             except KeyboardInterrupt:
                 failure = ("interrupted (Ctrl-C)", 130)
                 res = None

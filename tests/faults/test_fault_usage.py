@@ -69,7 +69,7 @@ def test_compile_time_is_announced_and_reported_apart():
     import io
 
     numba = pytest.importorskip("numba")
-    from flexmbd.io.compile_note import CompileWatch
+    from flexmbd.compile_watch import CompileWatch
 
     class Terminal(io.StringIO):
         def isatty(self):
@@ -92,6 +92,30 @@ def test_compile_time_is_announced_and_reported_apart():
     with CompileWatch(out, announce=True) as again:
         other(2)  # already compiled: nothing to say
     assert again.compiled == 0 and again.summary() is None
+
+
+def test_kernels_compiled_during_the_steps_are_not_wall_time():
+    """simulate() leaves compile time out of ``wall_time`` and reports it as
+    ``compile_seconds`` (a kernel compiled in a step callback stands for the first run's
+    Numba compilation); a run that compiles nothing reports zero."""
+    numba = pytest.importorskip("numba")
+    import flexmbd as fm
+
+    @numba.njit(cache=False)
+    def fresh(x):
+        return x + 1
+
+    m = fm.Model(gravity=(0, 0, -9.81))
+    m.rigid_body("b", mass=1.0, inertia=(1, 1, 1))
+
+    def in_the_steps(state, stats):   # (the first call, at t = 0, comes before the steps)
+        if state.t > 0:
+            fresh(1)
+
+    compiled = m.simulate(t_end=0.03, h=0.01, on_step=in_the_steps)
+    assert compiled.success and compiled.compile_seconds > 0 and compiled.wall_time >= 0
+    again = m.simulate(t_end=0.03, h=0.01, on_step=in_the_steps)
+    assert again.compile_seconds == 0
 
 
 def test_the_output_phase_has_a_progress_line(tmp_path):

@@ -1,11 +1,12 @@
-"""Telling a user that the first run compiles, and how long that took.
+"""How long Numba spent compiling, and telling a user that the first run compiles.
 
 The first run after installing (or after any change to the kernels' sources) compiles
 the Numba kernels, 20-35 s on a small machine, which used to be printed as the run's
 wall time.  :class:`CompileWatch` listens to Numba's ``numba:compile`` events, which
 fire only when a kernel is really compiled (not when it is loaded from the cache): on a
 terminal it says "compiling kernels (first run only)…" once, and it sums the compile
-time so that the summary reports it apart from the simulation's.
+time so that the summary reports it apart from the simulation's.  The solvers use it
+silently (``announce=False``) to leave the compile time out of ``Result.wall_time``.
 """
 from __future__ import annotations
 
