@@ -134,6 +134,8 @@ def check_structure(f, path) -> int:
 #: The geometry datasets the pictures use, with their shapes (B bodies, L lines, M markers).
 GEOMETRY = {"box_half_extents": ("B", 3), "box_axes": ("B", 3, 3), "line_bodies": ("L", 2),
             "line_points": ("L", 2, 3), "marker_bodies": ("M",), "marker_points": ("M", 3)}
+#: The geometry's name lists (strings), with their lengths.
+GEOMETRY_NAMES = {"line_names": "L", "line_kinds": "L", "marker_names": "M", "marker_kinds": "M"}
 
 
 def check_geometry(geometry: dict, n_bodies: int, path) -> None:
@@ -157,7 +159,15 @@ def check_geometry(geometry: dict, n_bodies: int, path) -> None:
             raise damaged(path, f"/geometry/{name} names a body that does not exist")
         if a.dtype.kind == "f" and not np.all(np.isfinite(a)):
             raise damaged(path, f"/geometry/{name} holds values that are not finite")
+    for name, size in GEOMETRY_NAMES.items():
+        names = geometry.get(name)
+        if names is None:
+            raise damaged(path, f"/geometry/{name} is missing")
+        if not isinstance(names, list) or not all(isinstance(x, str) for x in names):
+            raise damaged(path, f"/geometry/{name} is not a list of names")
+        if len(names) != sizes.get(size, len(names)):
+            raise damaged(path, f"/geometry/{name} has {len(names)} entries, not {sizes[size]}")
 
 
-__all__ = ["GEOMETRY", "check_geometry", "FORMAT", "FORMAT_VERSION", "ARRAYS", "ResultsFileError", "ResultsWriteError", "reading", "damaged",
+__all__ = ["GEOMETRY", "GEOMETRY_NAMES", "check_geometry", "FORMAT", "FORMAT_VERSION", "ARRAYS", "ResultsFileError", "ResultsWriteError", "reading", "damaged",
            "check_format", "check_structure", "saved_rows", "settings_of"]
