@@ -529,7 +529,10 @@ def _velocity(project, x, v_base, gp, qe, ve, ae, n, m, layout, vsize, bsize, po
     N = n + m
     ve[:] = 0.0
     ae[:] = 0.0
-    evaluate_all(qe, ve, ae, np.zeros(m), 1.0, 0.0, 0.0, 1.0, True, layout, vsize, bsize, vec, blk, phi, ib, fb, tb, tab)
+    # matrix=project (True here), not the literal True: Numba would compile a second
+    # evaluate_all for a literal-bool argument (19 s of a first run's compiling)
+    evaluate_all(qe, ve, ae, np.zeros(m), 1.0, 0.0, 0.0, 1.0, project, layout, vsize, bsize, vec, blk, phi,
+                 ib, fb, tb, tab)
     A = _dense_matrix(blk, pos, N)
     rhs = np.zeros(N)
     for i in range(m):
