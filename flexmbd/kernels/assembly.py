@@ -109,6 +109,22 @@ def dot_constraints(kcode, nv, slot_dof, u, mtype, side, sign, Cpre, w, s, qe, l
 
 
 @njit(cache=True)
+def _force_contribution(Q, K, D, cD, cK, matrix, vec, blk):
+    """An internal force's −Q into vec and −c_K K − c_D D into blk."""
+    n, m = Q.shape
+    V = vec.reshape((n, m))
+    for e in range(n):
+        for a in range(m):
+            V[e, a] = -Q[e, a]
+    if matrix:
+        B = blk.reshape((n, m, m))
+        for e in range(n):
+            for a in range(m):
+                for b in range(m):
+                    B[e, a, b] = -cK * K[e, a, b] - cD * D[e, a, b]
+
+
+@njit(cache=True)
 def linear_springs(kcode, cfg, dof, ui, uj, k, c, l0, fa, tension_only, qe, ve, cD, cK, matrix, vec, blk):
     """Linear spring-damper-actuators; returns the shortest length (zero: undefined direction)."""
     ql, vl = gather(qe, cfg), gather(ve, dof)
@@ -120,16 +136,7 @@ def linear_springs(kcode, cfg, dof, ui, uj, k, c, l0, fa, tension_only, qe, ve, 
         K = D = np.empty((0, m, m))
     length, rate, F = np.empty(n), np.empty(n), np.empty(n)
     linear_forces(kcode, ql, vl, ui, uj, k, c, l0, fa, tension_only, matrix, Q, K, D, length, rate, F)
-    V = vec.reshape((n, m))
-    for e in range(n):
-        for a in range(m):
-            V[e, a] = -Q[e, a]
-    if matrix:
-        B = blk.reshape((n, m, m))
-        for e in range(n):
-            for a in range(m):
-                for b in range(m):
-                    B[e, a, b] = -cK * K[e, a, b] - cD * D[e, a, b]
+    _force_contribution(Q, K, D, cD, cK, matrix, vec, blk)
     shortest = np.inf
     for e in range(n):
         shortest = min(shortest, length[e])
@@ -196,16 +203,7 @@ def rotational_springs(kcode, cfg, dof, fi, gi, fj, k, c, ta, qe, ve, cD, cK, ma
     else:
         K = D = np.empty((0, m, m))
     smallest = _rotational_springs(kcode, ql, vl, fi, gi, fj, k, c, ta, matrix, Q, K, D)
-    V = vec.reshape((n, m))
-    for e in range(n):
-        for a in range(m):
-            V[e, a] = -Q[e, a]
-    if matrix:
-        B = blk.reshape((n, m, m))
-        for e in range(n):
-            for a in range(m):
-                for b in range(m):
-                    B[e, a, b] = -cK * K[e, a, b] - cD * D[e, a, b]
+    _force_contribution(Q, K, D, cD, cK, matrix, vec, blk)
     return smallest
 
 
