@@ -436,3 +436,106 @@ def double_pendulum(which="III", elements=(9, 15), t_end=0.2, h=5e-4, rho_inf=0.
     ga.useNewmark = False
     ga.spectralRadius = float(rho_inf)
     return PeerModel(SC, mbs, ss, nodes=arm1 + arm2, info={"elbow": n1, "tip": n1 + 1 + n2})
+
+
+# ---------------------------------------------------------------------------
+# ANCF beams (ObjectANCFCable, ObjectANCFBeam)
+# ---------------------------------------------------------------------------
+
+#: P3's cantilever section: square 0.01 m, E = 2.1e11 Pa, ν = 0.3 (mass only for dynamics)
+ANCF_SQUARE, ANCF_E, ANCF_NU, ANCF_RHO = 0.01, 2.1e11, 0.3, 7850.0
+
+
+def _clamp(mbs, node, values):
+    """Coordinate constraints fixing ``node``'s coordinates at ``values`` (None: free)."""
+    from exudyn.itemInterface import CoordinateConstraint, MarkerNodeCoordinate, NodePointGround
+
+    ground = mbs.AddMarker(MarkerNodeCoordinate(nodeNumber=mbs.AddNode(NodePointGround()), coordinate=0))
+    for c, value in enumerate(values):
+        if value is not None:
+            marker = mbs.AddMarker(MarkerNodeCoordinate(nodeNumber=node, coordinate=c))
+            mbs.AddObject(CoordinateConstraint(markerNumbers=[ground, marker], offset=float(value)))
+
+
+def ancf_cable_cantilever(n, load_steps=10, force=(30.0, 20.0, 400.0)):
+    """P3's straight cantilever of ``n`` ``ObjectANCFCable`` elements (cubic Hermite,
+    ε = |r'| − 1, material curvature; EA = E a², EI = E a⁴/12, no shear, no torsion) on
+    ``NodePointSlope1`` nodes (r, r'); the clamp fixes node 0's position and the lateral
+    slope components r'_y = r'_z = 0 (the axial slope stays free, as in Exudyn's examples);
+    the force on the last node."""
+    from exudyn.itemInterface import LoadForceVector, MarkerNodePosition, NodePointSlope1, ObjectANCFCable
+
+    SC, mbs = _new_system()
+    a, E = ANCF_SQUARE, ANCF_E
+    L = 1.0 / n
+    nodes = [mbs.AddNode(NodePointSlope1(referenceCoordinates=[i * L, 0.0, 0.0, 1.0, 0.0, 0.0])) for i in range(n + 1)]
+    for i in range(n):
+        mbs.AddObject(ObjectANCFCable(nodeNumbers=[nodes[i], nodes[i + 1]], length=L, massPerLength=ANCF_RHO * a * a,
+                                      bendingStiffness=E * a ** 4 / 12, axialStiffness=E * a * a))
+    _clamp(mbs, nodes[0], [0.0, 0.0, 0.0, None, 0.0, 0.0])
+    tip = mbs.AddMarker(MarkerNodePosition(nodeNumber=nodes[-1]))
+    mbs.AddLoad(LoadForceVector(markerNumber=tip, loadVector=list(map(float, force))))
+    return PeerModel(SC, mbs, static_settings(load_steps), static=True, nodes=nodes)
+
+
+def ancf_beam_cantilever(n, load_steps=10, force=(30.0, 20.0, 400.0)):
+    """P3's straight cantilever of ``n`` ``ObjectANCFBeam`` elements: Exudyn's ANCF beam
+    with nodes r, r_y, r_z (``NodePointSlope23``, 9 coordinates) and a section stiffness
+    matrix diag(EA, k GA, k GA, GJ, EI, EI) (Cowper's k, Saint-Venant torsion of the square,
+    as flexmbd's rectangle section) — not a continuum element like flexmbd's fully
+    parameterized one, so the two agree only as both converge (seen: Exudyn's tip z 0.5216
+    at 32 elements, 0.5183 at 64, against ABAQUS 0.5143).  The clamp fixes node 0's nine
+    coordinates."""
+    from flexmbd.beams import Section
+
+    from exudyn.itemInterface import LoadForceVector, MarkerNodePosition, NodePointSlope23, ObjectANCFBeam
+
+    SC, mbs = _new_system()
+    sec = beam_section(Section.rectangle(ANCF_SQUARE, ANCF_SQUARE, E=ANCF_E, nu=ANCF_NU, rho=ANCF_RHO))
+    L = 1.0 / n
+    ref = [0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
+    nodes = [mbs.AddNode(NodePointSlope23(referenceCoordinates=[i * L, 0.0, 0.0, *ref])) for i in range(n + 1)]
+    for i in range(n):
+        mbs.AddObject(ObjectANCFBeam(nodeNumbers=[nodes[i], nodes[i + 1]], length=L, sectionData=sec))
+    _clamp(mbs, nodes[0], [0.0, 0.0, 0.0, *ref])
+    tip = mbs.AddMarker(MarkerNodePosition(nodeNumber=nodes[-1]))
+    mbs.AddLoad(LoadForceVector(markerNumber=tip, loadVector=list(map(float, force))))
+    return PeerModel(SC, mbs, static_settings(load_steps), static=True, nodes=nodes)
+
+
+def ancf_cable_double_pendulum(elements=(6, 10), t_end=0.2, h=5e-4, rho_inf=0.8, width=5e-4, rho=2700.0, E=2.1e10):
+    """A spatial double pendulum of ANCF cables with P3's Model III arms (0.3 m and 0.5 m,
+    square ``width``, ρ, E): arm I from the origin along +X, arm II from arm I's tip along
+    +Y, released from rest under gravity −Z 9.81 (mass-proportional load on every element);
+    spherical joints of node positions (ground–arm I, arm I's tip–arm II's first node).
+    Exudyn's generalized-α with spectral radius ``rho_inf``, index-3, full Newton."""
+    from exudyn.itemInterface import (LoadMassProportional, MarkerBodyMass, MarkerNodePosition, NodePointGround,
+                                      NodePointSlope1, ObjectANCFCable, ObjectJointSpherical)
+
+    SC, mbs = _new_system()
+
+    def arm(n, start, length, direction):
+        d = np.asarray(direction, float)
+        L = length / n
+        nodes = [mbs.AddNode(NodePointSlope1(referenceCoordinates=[*(np.asarray(start, float) + i * L * d), *d]))
+                 for i in range(n + 1)]
+        for i in range(n):
+            e = mbs.AddObject(ObjectANCFCable(nodeNumbers=[nodes[i], nodes[i + 1]], length=L,
+                                              massPerLength=rho * width ** 2, bendingStiffness=E * width ** 4 / 12,
+                                              axialStiffness=E * width ** 2))
+            mbs.AddLoad(LoadMassProportional(markerNumber=mbs.AddMarker(MarkerBodyMass(bodyNumber=e)),
+                                             loadVector=[0.0, 0.0, -9.81]))
+        return nodes
+
+    n1, n2 = elements
+    arm1 = arm(n1, (0.0, 0.0, 0.0), 0.3, (1.0, 0.0, 0.0))
+    arm2 = arm(n2, (0.3, 0.0, 0.0), 0.5, (0.0, 1.0, 0.0))
+    ground = mbs.AddMarker(MarkerNodePosition(nodeNumber=mbs.AddNode(NodePointGround(referenceCoordinates=[0.0] * 3))))
+    pos = [mbs.AddMarker(MarkerNodePosition(nodeNumber=k)) for k in (arm1[0], arm1[-1], arm2[0])]
+    mbs.AddObject(ObjectJointSpherical(markerNumbers=[ground, pos[0]]))
+    mbs.AddObject(ObjectJointSpherical(markerNumbers=[pos[1], pos[2]]))
+    ss = settings(int(round(t_end / h)), h)
+    ga = ss.timeIntegration.generalizedAlpha
+    ga.useNewmark = False
+    ga.spectralRadius = float(rho_inf)
+    return PeerModel(SC, mbs, ss, nodes=arm1 + arm2, info={"elbow": n1, "tip": n1 + 1 + n2})
