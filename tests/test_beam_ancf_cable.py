@@ -233,3 +233,24 @@ def test_positions_along_the_axis_and_hermite_partition():
     h = ARC.length / 8                  # Hermite interpolation error ≤ h⁴/384 max|r⁗| (|r⁗| = 1/R³ = 1)
     err = np.linalg.norm(x - ARC.point(0.3 * ARC.length))
     assert 0.5 * h**4 / 384 < err <= h**4 / 384
+
+
+def test_curved_cable_has_no_linear_out_of_plane_stiffness():
+    """Why P3's curved cantilever is not a cable test: on a plane arc, an out-of-plane
+    displacement w e_z changes |r′ × r″| only to second order (r′ × w″e_z and w′e_z × r″
+    lie in the plane, r′ × r″ is along e_z), and |r′| likewise, so the tangent stiffness
+    of the out-of-plane coordinates is zero at the reference: without torsion the curved
+    cable is a mechanism out of its plane (the straight one is not)."""
+    m, rod = cable(ARC, n=4)
+    sys = m.freeze()
+    z = np.zeros(sys.n)
+    K = sys.evaluate(sys.q0, z, z, np.zeros(sys.m), 0.0, cM=0, cD=0, cK=1)[2]
+    K = np.asarray(K.toarray() if hasattr(K, "toarray") else K)
+    out = [i for i, nm in enumerate(sys.coordinate_names) if nm.endswith((".z", ".rx_z"))]
+    assert np.max(np.abs(K[np.ix_(out, range(sys.n))])) <= 1e-12 * np.max(np.abs(K))
+    m, rod = cable(n=4)
+    sys = m.freeze()
+    K = sys.evaluate(sys.q0, z[:sys.n], z[:sys.n], np.zeros(sys.m), 0.0, cM=0, cD=0, cK=1)[2]
+    K = np.asarray(K.toarray() if hasattr(K, "toarray") else K)
+    out = [i for i, nm in enumerate(sys.coordinate_names) if nm.endswith((".z", ".rx_z"))]
+    assert np.max(np.abs(K[np.ix_(out, out)])) > 1e-6 * np.max(np.abs(K))

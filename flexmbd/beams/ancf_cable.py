@@ -124,7 +124,8 @@ def _bending(a, b, kappa0, EI, linear, jacobians):
     kap = np.sqrt(np.maximum(g, 0.0))
     ksafe = np.where(curved, np.maximum(kap, 1e-300), 1.0)
     psi = 0.5 * EI * (g - 2 * kappa0 * kap + kappa0**2)
-    dk = np.where(curved[..., None], dg / (2 * ksafe)[..., None], 0.0)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        dk = np.where(curved[..., None], dg / (2 * ksafe)[..., None], 0.0)
     grad = 0.5 * EI[..., None] * dg - (EI * kappa0)[..., None] * dk
     if not jacobians:
         return psi, grad, None
@@ -139,7 +140,8 @@ def _bending(a, b, kappa0, EI, linear, jacobians):
     c = lambda x: x[..., None, None]   # noqa: E731
     ddg = (ddP / c(m**3) - 3 * (outer(dP, dm) + outer(dm, dP)) / c(m**4) + 12 * c(P / m**5) * outer(dm, dm)
            - 3 * c(P / m**4) * ddm)
-    ddk = np.where(c(curved), ddg / c(2 * ksafe) - outer(dg, dg) / c(4 * ksafe**3), 0.0)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):   # κ → 0 on a curved reference: singular
+        ddk = np.where(c(curved), ddg / c(2 * ksafe) - outer(dg, dg) / c(4 * ksafe**3), 0.0)
     H = 0.5 * c(EI) * ddg - c(EI * kappa0) * ddk
     return psi, grad, H
 
