@@ -195,7 +195,16 @@ outputs: [rod.last.position, rod.e0.axial_force, rod.e7.curvature]
     path.write_text(text)
     from flexmbd.cli import main
 
-    assert main(["run", str(path), "--out", str(tmp_path / "out")]) == 0
+    h5 = tmp_path / "cable.h5"
+    assert main(["run", str(path), "-o", str(h5)]) == 0
+    from flexmbd.io.results_h5 import load_result
+
+    back = load_result(h5)
+    assert back.layout["body_kinds"][0] == "ancf-cable"
+    assert "rod.n0.rx_x" in back.layout["coordinate_names"]
+    assert abs(back["rod.n8.position"][-1, 2] - 0.51401) < 1e-5            # 8 elements (the table of the docs)
+    assert main(["export", str(h5), "--vtk", str(tmp_path / "vtk")]) == 0
+    assert (tmp_path / "vtk" / "cable.pvd").exists()
 
 
 def test_clamps_and_refusals():
