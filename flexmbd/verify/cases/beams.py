@@ -77,6 +77,23 @@ def curved_cantilever():
     return _cantilever_case("curved")
 
 
+@case("p3-straight-cantilever-ancf-cable", description="P3's straight cantilever with 16 ANCF cable elements "
+      "(revolute clamp about the axis): tip z vs ABAQUS B31 0.5143 m and flexmbd's converged SE(3) 0.51426 m")
+def straight_cantilever_ancf_cable():
+    m = fm.Model(name="p3-straight-cantilever-ancf-cable")
+    b = m.beam("rod", section=SECTION, elements=16, start=(0, 0, 0), end=(1, 0, 0), formulation="ancf-cable")
+    m.revolute(fm.GROUND, b.first, at=(0, 0, 0), axis=(1, 0, 0), name="clamp")
+    m.force(b.last, FORCE["straight"], name="tip_force")
+    res = solve(m)
+    z = tip_displacement(res, b)[2] if res.success else np.nan
+    name = "p3-straight-cantilever-ancf-cable"
+    # the cable has no shear flexibility, EI/(k GA L²) ≈ 3e-5 of the SE(3) beam's deflection
+    return [compare(name, f"tip z, ANCF cable, {b.dofs} DOF", ABAQUS["straight"], z, unit="m", tolerance=1e-3,
+                    source=SOURCE),
+            compare(name, "tip z vs SE(3) converged", 0.51426, z, unit="m", tolerance=1e-4,
+                    source="flexmbd SE(3), docs/verification-beams.md")]
+
+
 @case("p3-pure-bending", description="tip moment −π EI/(2L) on the straight cantilever: tip rotation −π/2 with one "
       "first-order SE(3) element")
 def pure_bending():
