@@ -20,12 +20,12 @@ from pydantic import ConfigDict, Field, model_validator
 from ..errors import ModelError
 from ..ground import GROUND
 from ..nodes import PLANAR, POINT, SE3, VECTOR
-from ..registry import ElementType, _differ, pair_kind, register
+from ..registry import ElementType, pair_kind, register
 from ..spec import Axis, PairSpec, Point, TimeFunctionSpec, point3, time_function, unit
 from ..timefunctions import ConstantSpeed, Polynomial
 from . import joints as J
 from .dot import DotConstraintGroup, TimeLaw, angle_law, offset_law
-from .mixed import build_mixed_points, check_mixable
+from .mixed import build_mixed_points, mixable
 
 
 def _frames(system, element):
@@ -49,8 +49,8 @@ def _check_slots(kind, element, equations):
 def build_dot_constraints(elements, system):
     """One DotConstraintGroup per node kind: every equation of every joint and driver of
     that kind, in model order (builder of all joint and driver types)."""
-    across = [e for e in elements if e.type.mixed_kinds and _differ(e.bodies)]
-    elements = [e for e in elements if not (e.type.mixed_kinds and _differ(e.bodies))]
+    across = [e for e in elements if e.type.joins_kinds(e.bodies)]
+    elements = [e for e in elements if not e.type.joins_kinds(e.bodies)]
     kinds = {id(e): pair_kind(e) for e in elements}
     groups = []
     for kind in system.kinds:
@@ -164,12 +164,9 @@ class SphericalType(JointType):
     name = "spherical"
     sample_spatial = dict(at=(0.5, 0, 0.3))   # between planar bodies it is the revolute joint
 
-    mixed_kinds = True      # between two vector kinds: constraints/mixed.py
-
-    def prepare(self, model, spec, bodies, name):
-        if _differ(bodies):
-            check_mixable(self.label(name), name, bodies)
-        return super().prepare(model, spec, bodies, name)
+    def joins_kinds(self, bodies):
+        """Between nodes of two vector kinds (constraints/mixed.py)."""
+        return mixable(bodies)
 
     def equations(self, e, fi, fj, kind):
         return J.spherical(e.name, fi, fj, e.data["at"], kind == PLANAR, body_frame=_body_frame(e, fi, fj, kind))

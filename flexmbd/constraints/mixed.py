@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ModelError
 from ..ground import GROUND
 from ..groups import ConstraintGroup
 from ..nodes import PLANAR, POINT
@@ -28,17 +27,6 @@ def mixable(bodies) -> bool:
     nodes = [b for b in bodies if b is not GROUND]
     return (len(nodes) == 2 and nodes[0].kind != nodes[1].kind
             and all(b.kind.additive and b.kind != PLANAR for b in nodes))
-
-
-def check_mixable(what: str, name: str, bodies) -> None:
-    """ModelError unless ``mixable``: points joints across kinds need vector kinds."""
-    nodes = [b for b in bodies if b is not GROUND]
-    bad = [b for b in nodes if not b.kind.additive or b.kind == PLANAR]
-    if bad:
-        which = " and ".join(f"{b.name!r} is {b.kind.name}" for b in nodes)
-        raise ModelError(f"{what}: a spherical joint between bodies of different kinds needs vector kinds on "
-                         f"both sides (Euler-parameter rigid bodies, ANCF nodes; {which}); use "
-                         "parameterization='quaternion' for the rigid body", element=name, key="body_j")
 
 
 class MixedPointGroup(ConstraintGroup):
@@ -118,4 +106,4 @@ def build_mixed_points(elements, system) -> list:
     return out
 
 
-__all__ = ["MixedPointGroup", "build_mixed_points", "mixable", "check_mixable"]
+__all__ = ["MixedPointGroup", "build_mixed_points", "mixable"]
