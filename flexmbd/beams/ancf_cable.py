@@ -42,6 +42,8 @@ Mass and gravity are constant: M = ρA ∫ Sᵀ S c₀ dx, Q_g = ρA ∫ Sᵀ g 
 """
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 import numpy as np
 
 from ..errors import ModelError
@@ -275,7 +277,7 @@ class AncfCableFormulation(BeamFormulation):
     name = "ancf-cable"
     kind = ANCF_CABLE
     summary = "gradient-deficient ANCF cable: positions and slopes, cubic Hermite elements"
-    options = {"bending": "curvature"}
+    options: ClassVar[dict[str, Any]] = {"bending": "curvature"}
 
     def default_integration(self, order, interpolation):
         return "full"
@@ -362,7 +364,7 @@ class AncfCableFormulation(BeamFormulation):
         for (_, linear), parts in elastic.items():
             nm, dof, cfg, c, EA, EI = zip(*parts)
             rule = {key: np.concatenate([r[key] for r in c]) for key in c[0]}
-            groups.append(CableElasticGroup(sum(nm, []), np.concatenate(dof), np.concatenate(cfg), rule,
+            groups.append(CableElasticGroup([x for names_e in nm for x in names_e], np.concatenate(dof), np.concatenate(cfg), rule,
                                             np.concatenate(EA), np.concatenate(EI), linear))
         return groups
 

@@ -90,7 +90,7 @@ def build_mixed_points(elements, system) -> list:
         bi, bj = e.bodies
         groups.setdefault((bi.kind.key, bj.kind.key), []).append(e)
     out = []
-    for _, mine in groups.items():
+    for mine in groups.values():
         bi, bj = mine[0].bodies
         ki, kj = bi.kind, bj.kind
         at = np.array([e.data["at"] for e in mine])
