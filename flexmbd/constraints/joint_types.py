@@ -19,12 +19,13 @@ from pydantic import ConfigDict, Field, model_validator
 
 from ..errors import ModelError
 from ..ground import GROUND
-from ..nodes import PLANAR, SE3
+from ..nodes import PLANAR, POINT, SE3, VECTOR
 from ..registry import ElementType, pair_kind, register
 from ..spec import Axis, PairSpec, Point, TimeFunctionSpec, point3, time_function, unit
 from ..timefunctions import ConstantSpeed, Polynomial
 from . import joints as J
 from .dot import DotConstraintGroup, TimeLaw, angle_law, offset_law
+from .mixed import build_mixed_points, mixable
 
 
 def _frames(system, element):
@@ -33,9 +34,23 @@ def _frames(system, element):
             J.Frame(1, system.body_position(bj), system.rotation(bj)))
 
 
+def _check_slots(kind, element, equations):
+    """Points and directions on the joint's nodes that their kind cannot carry (ANCF cable
+    nodes: only along the axis) are a ModelError naming the joint (``NodeKind.check_offsets``)."""
+    for side, body in enumerate(element.bodies):
+        if body is GROUND:
+            continue
+        u = [slot[2] for eq in equations for term in eq.terms for slot in term
+             if isinstance(slot, tuple) and len(slot) == 3 and slot[0] == side and slot[1] in (POINT, VECTOR)]
+        if u:
+            kind.check_offsets([body.name] * len(u), u, element=element.name)
+
+
 def build_dot_constraints(elements, system):
     """One DotConstraintGroup per node kind: every equation of every joint and driver of
     that kind, in model order (builder of all joint and driver types)."""
+    across = [e for e in elements if e.type.joins_kinds(e.bodies)]
+    elements = [e for e in elements if not e.type.joins_kinds(e.bodies)]
     kinds = {id(e): pair_kind(e) for e in elements}
     groups = []
     for kind in system.kinds:
@@ -46,6 +61,7 @@ def build_dot_constraints(elements, system):
             et = e.type
             fi, fj = _frames(system, e)
             new = et.equations(e, fi, fj, kind)
+            _check_slots(kind, e, new)
             law = et.law(e)
             if law is not None:
                 laws.append(TimeLaw(len(eqs), law))
@@ -57,7 +73,7 @@ def build_dot_constraints(elements, system):
             dofs = np.repeat(system.pair_dofs(owners, kind), counts, axis=0)
             cfgs = np.repeat(system.pair_config(owners, kind), counts, axis=0)
             groups.append(DotConstraintGroup(kind, eqs, dofs, laws, cfgs))
-    return groups
+    return groups + (build_mixed_points(across, system) if across else [])
 
 
 class JointType(ElementType):
@@ -147,6 +163,10 @@ class SphericalType(JointType):
     Spec = Spherical
     name = "spherical"
     sample_spatial = dict(at=(0.5, 0, 0.3))   # between planar bodies it is the revolute joint
+
+    def joins_kinds(self, bodies):
+        """Between nodes of two vector kinds (constraints/mixed.py)."""
+        return mixable(bodies)
 
     def equations(self, e, fi, fj, kind):
         return J.spherical(e.name, fi, fj, e.data["at"], kind == PLANAR, body_frame=_body_frame(e, fi, fj, kind))
