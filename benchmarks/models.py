@@ -286,17 +286,22 @@ def _beam_warm_up():
                           tol=1e-6)
 
 
-def _cantilever(n, rel_tol, repeat=None):
+def _cantilever(n, rel_tol, repeat=None, formulation="se3", peer_model="cantilever", tolerance=None,
+               peer_accept=True):
     """P3's straight cantilever (L = 1 m, 0.01 m square, E = 2.1e11, ν = 0.3) of ``n``
-    first-order SE(3) elements, clamped at x = 0, tip force (30, 20, 400) N applied in 10
-    equal load steps; Newton until ‖Δx‖₂ < 1e-10 (flexmbd.verify.cases.beams.solve)."""
+    elements of ``formulation`` (first-order SE(3) by default; ANCF cables are clamped by
+    a revolute joint about the tangent, flexmbd.verify.cases.beams.cantilever), clamped at
+    x = 0, tip force (30, 20, 400) N applied in 10 equal load steps; Newton until
+    ‖Δx‖₂ < 1e-10 (flexmbd.verify.cases.beams.solve).  ``peer_model``: the Exudyn model's
+    function in :mod:`benchmarks.exudyn_models`; ``tolerance``: the agreement per quantity
+    (default: the SE(3) row's)."""
     from flexmbd.verify.cases import beams as vb
 
     kz, kd = "tip z [m]", "tip displacement [m]"
     tip = f"rod.n{n}.position"
 
     def build():
-        return vb.cantilever("straight", n, order=1)[0]
+        return vb.cantilever("straight", n, formulation=formulation)[0]
 
     def answer(res):
         d = res[tip][-1] - np.array([1.0, 0.0, 0.0])
@@ -305,7 +310,7 @@ def _cantilever(n, rel_tol, repeat=None):
     def peer():
         from . import exudyn_models as exm
 
-        return exm.cantilever(n, load_steps=10)
+        return getattr(exm, peer_model)(n, load_steps=10)
 
     def peer_answer(p):
         d = p.node_position(n) - np.array([1.0, 0.0, 0.0])
@@ -321,15 +326,24 @@ def _cantilever(n, rel_tol, repeat=None):
     def check(res):
         return accept(answer(res))[1] if res.success else f"FAILED: {res.message}"
 
-    tol = {kz: CANTILEVER_AGREEMENT * CANTILEVER_ABAQUS_Z,
-           # both codes interpolate two-node elements on SE(3): the same discrete model, so
-           # the whole tip displacement agrees to the Newton tolerances (seen: 4e-8 m)
-           kd: 1e-6}
-    return Benchmark(f"P3 straight cantilever, {n} first-order SE(3) elements ({6 * n + 6} coordinates), tip force "
-                     f"(30, 20, 400) N, static, 10 load steps, Newton to ‖Δx‖ < 1e-10",
-                     build, lambda m: vb.solve(m), check, answer, peer, peer_answer, tol,
-                     lambda ans: accept(ans)[1], repeat=repeat, family="cantilever", size=n, steps=10,
-                     static=True, accept=accept, warm=_beam_warm_up)
+    if tolerance is None:
+        tolerance = {kz: CANTILEVER_AGREEMENT * CANTILEVER_ABAQUS_Z,
+                     # both codes interpolate two-node elements on SE(3): the same discrete model,
+                     # so the whole tip displacement agrees to the Newton tolerances (seen: 4e-8 m)
+                     kd: 1e-6}
+    else:
+        tolerance = {kz: tolerance, kd: tolerance}
+    if formulation == "se3":
+        what = f"first-order SE(3) elements ({6 * n + 6} coordinates)"
+    else:
+        what = f"{formulation} elements ({(6 if formulation == 'ancf-cable' else 12) * (n + 1)} coordinates)"
+    return Benchmark(f"P3 straight cantilever, {n} {what}, tip force (30, 20, 400) N, static, 10 load steps, "
+                     f"Newton to ‖Δx‖ < 1e-10",
+                     build, lambda m: vb.solve(m), check, answer, peer, peer_answer, tolerance,
+                     lambda ans: accept(ans)[1], repeat=repeat,
+                     family="cantilever" if formulation == "se3" else f"{formulation}-cantilever", size=n, steps=10,
+                     static=True, accept=accept, warm=_beam_warm_up if formulation == "se3" else None,
+                     peer_accept=peer_accept)
 
 
 #: flexmbd ↔ Exudyn agreement of the double pendulum's arm II tip and elbow at t_end.
@@ -410,51 +424,6 @@ def _p3_dynamic(which, elements, t_end, h, refs, repeat=None):
 ANCF_CABLE_AGREEMENT = 5e-5
 
 
-def _ancf_cantilever(n, formulation, peer_model, agreement, rel_tol=1e-3, repeat=None):
-    """P3's straight cantilever of ``n`` ANCF elements (``formulation`` "ancf-cable" or
-    "ancf"), tip force (30, 20, 400) N in 10 load steps, Newton until ‖Δx‖ < 1e-10; the
-    cable is clamped by a revolute joint about its tangent (position and slope direction),
-    the fully parameterized beam by a fixed joint (position and all gradients)."""
-    from flexmbd.verify.cases import beams as vb
-
-    kz, kd = "tip z [m]", "tip displacement [m]"
-    tip = f"rod.n{n}.position"
-
-    def answer(res):
-        d = res[tip][-1] - np.array([1.0, 0.0, 0.0])
-        return {kz: np.array([d[2]]), kd: d}
-
-    def peer():
-        from . import exudyn_models as exm
-
-        return getattr(exm, peer_model)(n, load_steps=10)
-
-    def peer_answer(p):
-        d = p.node_position(n) - np.array([1.0, 0.0, 0.0])
-        return {kz: np.array([d[2]]), kd: d}
-
-    def accept(ans):
-        z = float(ans[kz][0])
-        err = abs(z - CANTILEVER_ABAQUS_Z) / CANTILEVER_ABAQUS_Z
-        ok = err <= rel_tol
-        return ok, (f"tip z {z:.5f} m vs ABAQUS B31 {CANTILEVER_ABAQUS_Z} m: {err:.1e} relative "
-                    f"(tol {rel_tol:.0e}) {'ok' if ok else 'FAIL'}")
-
-    def check(res):
-        return accept(answer(res))[1] if res.success else f"FAILED: {res.message}"
-
-    def build():
-        return vb.cantilever("straight", n, formulation=formulation)[0]
-
-    coordinates = (6 if formulation == "ancf-cable" else 12) * (n + 1)
-    return Benchmark(f"P3 straight cantilever, {n} {formulation} elements ({coordinates} coordinates), tip force "
-                     f"(30, 20, 400) N, static, 10 load steps, Newton to ‖Δx‖ < 1e-10",
-                     build, lambda m: vb.solve(m), check, answer, peer, peer_answer,
-                     {kz: agreement, kd: agreement}, lambda ans: accept(ans)[1], repeat=repeat,
-                     family=f"{formulation}-cantilever", size=n, steps=10, static=True, accept=accept,
-                     peer_accept=False)
-
-
 #: The cable double pendulum's arm II tip and elbow at t_end, flexmbd and Exudyn: the
 #: same semi-discrete model (cubic Hermite cables, consistent mass, spherical joints of node
 #: positions) and integrator; seen: equal to 1e-8 m at (6, 10) elements.
@@ -518,6 +487,7 @@ BENCHMARKS.update({
     "cantilever-256": _cantilever(256, 1e-3),
     "p3-model-II-300": _p3_dynamic("II", (18, 30), 0.02, 3e-5, P3_REFS["II"], repeat=2),
     "p3-model-III": _p3_dynamic("III", (9, 15), 0.2, 5e-4, P3_REFS["III"], repeat=3),
-    "ancf-cable-cantilever-32": _ancf_cantilever(32, "ancf-cable", "ancf_cable_cantilever", ANCF_CABLE_AGREEMENT),
+    "ancf-cable-cantilever-32": _cantilever(32, 1e-3, formulation="ancf-cable", peer_model="ancf_cable_cantilever",
+                                             tolerance=ANCF_CABLE_AGREEMENT),
     "ancf-cable-pendulum": _ancf_cable_pendulum((6, 10), 0.2, 5e-4, repeat=3),
 })
