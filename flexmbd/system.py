@@ -268,7 +268,11 @@ class System:
         index = np.fromiter((-1 if b is GROUND else b.index for b in bodies), dtype=int, count=len(bodies))
         R = np.vstack([self._position0, np.zeros((1, 3))])[index]           # ground: last row
         At = np.swapaxes(np.concatenate([self._rotation0, _EYE3[None]])[index], 1, 2)
-        return _matvec(At, np.asarray(points, dtype=float).reshape(-1, 3) - R)
+        u = _matvec(At, np.asarray(points, dtype=float).reshape(-1, 3) - R)
+        for kind in {b.kind for b in bodies if b is not GROUND}:      # offsets a kind cannot carry
+            mine = np.array([b is not GROUND and b.kind == kind for b in bodies], dtype=bool)
+            kind.check_offsets([b.name for b, m in zip(bodies, mine) if m], u[mine])
+        return u
 
     # ========================================================== constraints
     @property

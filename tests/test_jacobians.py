@@ -26,7 +26,7 @@ from flexmbd.constraints.dot import DotConstraintGroup
 from flexmbd.registry import element_types
 from flexmbd.system import System
 
-KIND_NAMES = ["spatial", "planar", "spatial-lie", "se3", "r3r3"]
+KIND_NAMES = ["spatial", "planar", "spatial-lie", "se3", "r3r3", "ancf"]
 
 REL = 1e-6
 
@@ -46,11 +46,25 @@ def r3r3_nodes(m):
     return p.last, r.first
 
 
+def ancf_nodes(m):
+    """Two bare fully parameterized ANCF nodes in tilted frames (their elements are
+    another module's; here they carry every sample: markers x = r + F u are linear)."""
+    from flexmbd.bodies.rigid import Body
+    from flexmbd.lie import quat_from_matrix, so3_exp
+    from flexmbd.nodes import ANCF
+
+    A = so3_exp(np.array([[0.3, 0.5, -0.2], [0.1, -0.4, 0.6]]))
+    return tuple(m.add_node(Body(nm, ANCF, 0.0, np.zeros((3, 3)), np.array(x), quat_from_matrix(R)))
+                 for nm, x, R in (("a", (0.1, 0.2, 0.3), A[0]), ("b", (1.0, -0.2, 0.4), A[1])))
+
+
 def build_model(kind):
     """Two bodies a, b of ``kind`` (R³×R³: beam nodes) and every registered element type's
     sample between them and ground (:meth:`flexmbd.registry.ElementType.sample`)."""
     m = fm.Model(gravity=(0, -9.81, 0) if kind == "planar" else (0.3, -9.81, 1.2))
-    if kind in ("spatial", "spatial-lie", "se3", "r3r3"):
+    if kind == "ancf":
+        a, b = ancf_nodes(m)
+    elif kind in ("spatial", "spatial-lie", "se3", "r3r3"):
         par = {"spatial-lie": "rotation", "se3": "se3"}.get(kind, "quaternion")
         rot = fm.quaternion_from_axis_angle((1, 2, 3), 0.7)
         if kind == "r3r3":

@@ -252,6 +252,10 @@ class TorqueType(_LoadType):
     builder = staticmethod(build_torques)
 
     def prepare(self, model, spec, bodies, name):
+        if bodies[0] is not GROUND and not bodies[0].kind.rotations:
+            raise ModelError(f"torque {name!r}: {bodies[0].name!r} is a node of kind {bodies[0].kind.name}, which "
+                             "has no rotation coordinates for a torque to act on; apply a force couple, or join a "
+                             "rigid body to the node and load that", element=name, key="body")
         return super().prepare(model, spec, bodies, name) | dict(torque=np.asarray(spec.torque, dtype=float))
 
     def sample(self, model, a, b):

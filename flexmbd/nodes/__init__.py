@@ -9,6 +9,9 @@ kind                    key       nq     nv     coordinates
                         lie                     rotation-vector increments
 :data:`SE3`             se3       7      6      a frame on SE(3), body-frame twists
 :data:`R3R3`            r3r3      6      6      position, total rotation vector
+:data:`ANCF`            ancf      12     12     position, gradients r_x, r_y, r_z
+:data:`ANCF_CABLE`      ancf-     6      6      position, gradient r_x (cable)
+                        cable
 ======================  ========  =====  =====  ==========================================
 
 :func:`kind_from_key` finds a kind by its key (results files store keys).  A new kind is a
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from .ancf import ANCF, ANCF_CABLE
 from .base import CONSTANT, POINT, VECTOR, ZERO, MarkerSet, NodeKind
 from .euler import SPATIAL
 from .frame import SE3
@@ -27,7 +31,7 @@ from .rotation import ROTATION
 from .rotvec import R3R3
 
 #: every fixed kind by key, in the canonical order of their ground slots and groups
-KINDS: dict[str, NodeKind] = {k.key: k for k in (SPATIAL, PLANAR, ROTATION, SE3, R3R3)}
+KINDS: dict[str, NodeKind] = {k.key: k for k in (SPATIAL, PLANAR, ROTATION, SE3, R3R3, ANCF, ANCF_CABLE)}
 #: factories of parameterised kinds by the part of the key before ":" (e.g. "modal")
 _FAMILIES: dict[str, Callable[[str], NodeKind]] = {}
 
@@ -54,4 +58,4 @@ def kind_order(kind: NodeKind) -> tuple[int, str]:
 
 
 __all__ = ["NodeKind", "MarkerSet", "ZERO", "POINT", "VECTOR", "CONSTANT", "SPATIAL", "PLANAR", "ROTATION", "SE3",
-           "R3R3", "KINDS", "kind_from_key", "register_kind", "kind_order"]
+           "R3R3", "ANCF", "ANCF_CABLE", "KINDS", "kind_from_key", "register_kind", "kind_order"]

@@ -86,6 +86,8 @@ class NodeKind:
     marker_tensors: ClassVar[bool] = False
     #: the marker class of this kind
     marker_class: ClassVar[type[MarkerSet]] = MarkerSet
+    #: the node has an orientation that torques act on (False: ANCF cable nodes)
+    rotations: ClassVar[bool] = True
 
     # ----------------------------------------------------------------- identity
     @property
@@ -163,6 +165,10 @@ class NodeKind:
         raise NotImplementedError
 
     # ----------------------------------------------------------------- markers
+    def check_offsets(self, names, u) -> None:
+        """Raise ModelError for node-fixed point offsets u (N, 3) the kind cannot carry
+        (``names``: the nodes); every offset is fine by default."""
+
     def markers(self, u, mtype) -> MarkerSet:
         """The :class:`MarkerSet` of markers with local vectors u (N, 3) and types mtype."""
         return self.marker_class(self, u, mtype)
