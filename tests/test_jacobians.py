@@ -47,15 +47,18 @@ def r3r3_nodes(m):
 
 
 def ancf_nodes(m):
-    """Two bare fully parameterized ANCF nodes in tilted frames (their elements are
-    another module's; here they carry every sample: markers x = r + F u are linear)."""
-    from flexmbd.bodies.rigid import Body
-    from flexmbd.lie import quat_from_matrix, so3_exp
-    from flexmbd.nodes import ANCF
+    """Two fully parameterized ANCF beams with mass (strain-split and plain forms, one on a
+    quarter circle) whose end nodes play the bodies a and b: their elastic, inertia and
+    weight groups join the samples (markers x = r + F u are linear)."""
+    from flexmbd.beams import CircularArc
+    from flexmbd.beams.sections import Section
 
-    A = so3_exp(np.array([[0.3, 0.5, -0.2], [0.1, -0.4, 0.6]]))
-    return tuple(m.add_node(Body(nm, ANCF, 0.0, np.zeros((3, 3)), np.array(x), quat_from_matrix(R)))
-                 for nm, x, R in (("a", (0.1, 0.2, 0.3), A[0]), ("b", (1.0, -0.2, 0.4), A[1])))
+    sec = Section.rectangle(0.05, 0.03, E=2e4, nu=0.3, rho=800.0)   # soft: F stays O(1)
+    p = m.beam("p", section=sec, elements=2, start=(-0.4, 0.1, 0.7), end=(0.1, 0.2, 0.3), e2=(0, 1, 1),
+               formulation="ancf")
+    r = m.beam("r", section=sec, elements=2, geometry=CircularArc((1.0, -0.2, 0.4), 0.5, 0.3, 1.5, normal=(1, 2, 3)),
+               formulation="ancf", locking="plain")
+    return p.last, r.first
 
 
 def build_model(kind):

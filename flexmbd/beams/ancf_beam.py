@@ -176,6 +176,7 @@ class AncfElements:
         self.length = np.broadcast_to(np.asarray(length, dtype=float), (n,)).copy()
         self.locking, self.E, self.nu, self.rho = locking, float(E), float(nu), float(rho)
         ys, zs, ws = (np.asarray(v, dtype=float) for v in section)
+        self.section = (ys, zs, ws)
         self.area = float(np.sum(ws))
         xg, wg = gauss_legendre(N_AXIAL)
         xi = np.repeat(xg, ys.size)
@@ -224,6 +225,38 @@ class AncfElements:
         s, b, _ = self._points(np.atleast_1d(float(xi)), np.zeros(1), np.zeros(1), np.ones(1))
         F = np.einsum("nki,nkj->nij", np.asarray(e, float).reshape(-1, 8, 3), b[:, 0])
         return 0.5 * (np.swapaxes(F, -1, -2) @ F - np.eye(3))
+
+    def axial_force(self, e, xi: float = 0.5) -> np.ndarray:
+        """Axial force (n,) at ξ = xi: the section resultant of the traction P n₀ (n₀ the
+        reference axis, per unit reference area) along the deformed unit tangent, summed
+        over the parts of the energy (the split's centre-line part with the weight A)."""
+        d = np.asarray(e, dtype=float).reshape(-1, 8, 3)
+        ys, zs, ws = self.section
+        x = np.full(ys.size + 1, float(xi))
+        s, b, _ = self._points(x, np.r_[ys, 0.0], np.r_[zs, 0.0], np.ones(ys.size + 1))
+        F = np.einsum("nki,ngkj->ngij", d, b)
+        t = F[:, -1, :, 0] / np.linalg.norm(F[:, -1, :, 0], axis=-1, keepdims=True)
+        E = 0.5 * (np.swapaxes(F, -1, -2) @ F - np.eye(3))
+        trE, dE = np.trace(E, axis1=-2, axis2=-1), np.diagonal(E, axis1=-2, axis2=-1)
+        N = np.zeros(len(d))
+        for (part, (lam, mu, c)) in self.parts:
+            w = np.r_[ws, 0.0] if part is self.volume else np.r_[np.zeros(ys.size), self.area]
+            S = 2.0 * mu * E + (lam * trE)[..., None, None] * np.eye(3) + 2.0 * c * dE[..., None] * np.eye(3)
+            traction = np.einsum("ngij,ngj->ngi", F, S[..., :, 0])          # P n₀ = F S e₁
+            N += np.einsum("g,ngi,ni->n", w, traction, t)
+        return N
+
+    def curvature(self, e, xi: float = 0.5) -> np.ndarray:
+        """Curvature |r′ × r″| / |r′|³ (n,) of the deformed centre line at ξ = xi (r′ = ∂r/∂x)."""
+        d = np.asarray(e, dtype=float).reshape(-1, 8, 3)
+        L = self.length
+        x = float(xi)
+        d1 = hermite_shapes(x, 0.0, 0.0, L)[1][..., 0]                     # (n, 8)
+        d2 = np.stack([(12 * x - 6) / L ** 2, (6 * x - 4) / L, 0 * L, 0 * L,
+                       (6 - 12 * x) / L ** 2, (6 * x - 2) / L, 0 * L, 0 * L], axis=-1)
+        r1 = np.einsum("nk,nki->ni", d1, d)
+        r2 = np.einsum("nk,nki->ni", d2, d)
+        return np.linalg.norm(np.cross(r1, r2), axis=-1) / np.linalg.norm(r1, axis=-1) ** 3
 
     # ------------------------------------------------------------------ inertia
     def mass_matrix(self) -> np.ndarray:

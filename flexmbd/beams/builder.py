@@ -26,6 +26,7 @@ from ..registry import Element, ElementType, register
 from ..spec import UNION_ERRORS, UNION_KEYS, Axis, DumpError, Name, Point, SpecBase, Vec3, describe, point3
 from ..lie import quat_from_matrix, quat_to_rotvec, se3_exp, se3_from_Rx, se3_inv, se3_log
 from ..rotations import rotation_matrix
+from .ancf_formulation import ancf_groups, create_ancf_beam
 from .geometry import CircularArc, NurbsReference, StraightLine
 from .se3_beam import reference_strains, relative_twists
 from .se3_linear import relative_twist
@@ -33,7 +34,7 @@ from .section_specs import SECTION_SHAPES, Arc, beam_section, section_data
 from .sections import Section
 from .shape import NurbsCurve, gauss_legendre, lagrange, nurbs_elements
 
-FORMULATIONS = ("se3", "r3r3")
+FORMULATIONS = ("se3", "r3r3", "ancf")
 INTEGRATIONS = ("full", "reduced", "hw")
 INTERPOLATIONS = ("lagrange", "nurbs")
 
@@ -93,8 +94,8 @@ class Beam:
 
     @property
     def dofs(self):
-        """Unknowns of the beam: 6 per node (control frame for NURBS)."""
-        return 6 * len(self.nodes)
+        """Unknowns of the beam: 6 per node (control frame for NURBS), 12 per ANCF node."""
+        return self.nodes[0].kind.nv * len(self.nodes)
 
     def positions(self, result, s):
         """Positions (rows, 3) of the beam's axis at reference arc length ``s`` for every
@@ -187,8 +188,12 @@ class BeamSpec(SpecBase):
     order: int = Field(1, ge=1, le=10, description="polynomial order of the elements (≥ 2 for nurbs)")
     interpolation: Literal["lagrange", "nurbs"] = Field("lagrange", description="shape functions")
     formulation: str = Field("se3", min_length=1, max_length=50,
-                             description="beam formulation: se3 (SE(3) nodes) or r3r3 (positions and total "
-                                         "rotation vectors, first-order Lagrange elements only)")
+                             description="beam formulation: se3 (SE(3) nodes), r3r3 (positions and total "
+                                         "rotation vectors, first-order Lagrange elements only) or ancf (fully "
+                                         "parameterized ANCF: positions and three gradients per node)")
+    locking: Optional[Literal["strain-split", "plain"]] = Field(
+        None, description="ancf only: strain-split (default: the Poisson coupling from the centre-line strains, "
+                          "against Poisson locking) or plain (the continuum form, which locks for nu > 0)")
     velocity: Vec3 = Field([0.0, 0.0, 0.0], description="initial velocity of the point about [m/s] (the beam "
                                                          "starts in a rigid motion)")
     angular_velocity: Vec3 = Field([0.0, 0.0, 0.0], description="initial angular velocity, global axes [rad/s]")
@@ -227,7 +232,11 @@ class BeamSpec(SpecBase):
 def build_beams(elements, system):
     """Inertia, weight (consistent nodal shares of ρA g) and elastic groups of every beam
     (one group per element type, vectorised over all beams)."""
+    ancf = [e for e in elements if e.data["formulation"] == "ancf"]
+    elements = [e for e in elements if e.data["formulation"] != "ancf"]
     inertia, forces = beam_groups(system, elements)
+    ancf_inertia, ancf_forces = ancf_groups(system, ancf)
+    inertia, forces = inertia + ancf_inertia, forces + ancf_forces
     gravity = system.model.gravity
     weights = []
     if np.any(gravity != 0):
@@ -241,7 +250,8 @@ def build_beams(elements, system):
                 g.element_names = [f"{b.name}.weight" for b, _ in mine]
                 weights.append(g)
     for g in forces:
-        g.stage = 1   # structural forces after the applied loads (summation order)
+        if not getattr(g, "is_load", False):
+            g.stage = 1   # structural forces after the applied loads (summation order)
     return inertia + weights + forces
 
 
@@ -275,6 +285,9 @@ class BeamType(ElementType):
         if integration == "hw" and not (order == 1 and interpolation == "lagrange"):
             raise ModelError(f"{what}: the Hu-Washizu form (integration='hw') is a remedy for first-order elements",
                              element=name, key="integration")
+        if spec.locking is not None and formulation != "ancf":
+            raise ModelError(f"{what}: 'locking' is an option of the ANCF beam (formulation: ancf)",
+                             element=name, key="locking")
         with np.errstate(all="ignore"):
             try:
                 section = spec.section if isinstance(spec.section, Section) else beam_section(spec.section)
@@ -302,6 +315,12 @@ class BeamType(ElementType):
                 except (ValueError, ArithmeticError) as exc:
                     raise ModelError(f"{what}: {exc}", element=name, key="e2") from None
         n_el = spec.elements
+        if formulation == "ancf":
+            nodes, data = create_ancf_beam(model, spec, name, geometry, section, spec.locking)
+            data.update(section=section, formulation=formulation, order=1, integration="full",
+                        interpolation="lagrange", length_total=float(geometry.length))
+            return Element(self.name, name, tuple(nodes), data, spec.model_copy(update={"name": name}),
+                           nodes=tuple(nodes))
         n_gauss = order + 1 if integration == "full" else order
         try:
             if interpolation == "lagrange":
