@@ -197,3 +197,38 @@ def test_bad_input():
         section_rule({"EA": 1.0})
     with pytest.raises(ValueError, match="locking"):
         elements(GEOMETRIES["straight"], 1, "reduced")
+
+
+def cantilever_frequencies(locking, n_el, nu, L=1.0, h=0.01, E=1e6, rho=1.0):
+    """Lowest ω of a clamped straight cantilever (square h × h, L/h = 100), divided by the
+    Euler-Bernoulli values (β_k L)² √(EI/(ρ A L⁴)), β_1 L = 1.8751040687, β_2 L = 4.6940911330
+    (roots of cos βL cosh βL = −1; e.g. Meirovitch, *Fundamentals of Vibrations*, sec. 8.7).
+    The square section gives each bending frequency twice."""
+    import scipy.linalg
+
+    el, q0, conn = elements(StraightLine((0, 0, 0), (L, 0, 0)), n_el, locking,
+                            section=dict(shape="rectangle", width2=h, height3=h), E=E, nu=nu, rho=rho)
+    rows = (conn[:, :, None] * 12 + np.arange(12)).reshape(n_el, 24)
+    n = q0.size
+    Kg, Mg = np.zeros((n, n)), np.zeros((n, n))
+    np.add.at(Kg, (rows[:, :, None], rows[:, None, :]), el.elastic_forces(el.e_ref)[1])
+    np.add.at(Mg, (rows[:, :, None], rows[:, None, :]), el.mass_matrix())
+    free = np.arange(12, n)
+    w = np.sqrt(scipy.linalg.eigh(Kg[np.ix_(free, free)], Mg[np.ix_(free, free)], eigvals_only=True)[:4])
+    beta = np.array([1.8751040687119611, 4.694091132974175])
+    w_eb = beta ** 2 * np.sqrt(E * h ** 4 / 12 / (rho * h * h * L ** 4))
+    return w / np.repeat(w_eb, 2)
+
+
+def test_cantilever_bending_frequencies():
+    """Strain split: the error falls as h² and the extrapolated first frequency is
+    Euler-Bernoulli's within the shear and rotary-inertia correction, O((β₁ r)²) with
+    r² = h²/12 (≈ 1e-4 here).  Plain form: the locked bending stiffness raises ω by
+    √((1 − ν)/((1 + ν)(1 − 2ν))) = 1.160."""
+    r16, r32 = cantilever_frequencies("strain-split", 16, 0.3), cantilever_frequencies("strain-split", 32, 0.3)
+    assert r16[0] == pytest.approx(r16[1], rel=1e-7)      # the two bending planes (to the eigensolver's rounding)
+    assert (r16[0] - 1) / (r32[0] - 1) == pytest.approx(4.0, rel=0.5)
+    assert r32[0] + (r32[0] - r16[0]) / 3 == pytest.approx(1.0, abs=1e-4)
+    assert r32[2] == pytest.approx(1.0, abs=1e-3)                          # second mode at 32 elements
+    locked = cantilever_frequencies("plain", 32, 0.3)
+    assert locked[0] == pytest.approx(np.sqrt(0.7 / (1.3 * 0.4)), rel=1e-3)

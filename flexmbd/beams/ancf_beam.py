@@ -145,17 +145,23 @@ def _svk(d, b, w, lam, mu, c, jacobians):
     f = np.einsum("ng,ngij,ngkj->nki", w, P, b).reshape(n, 24)
     if not jacobians:
         return f, None, V
-    a = np.einsum("ngij,ngkj->ngki", F, b)                       # a_k = F b_k
-    bb = np.einsum("ngkj,nglj->ngkl", b, b)
-    K = np.einsum("ng,ngkj,ngjs,ngls,im->nkilm", w, b, S, b, np.eye(3), optimize=True)
+    # every term as a sum over points of products of small matrices (batched matmuls)
+    ng = w.shape[1]
+    a = np.einsum("ngij,ngkj->ngki", F, b).reshape(n, ng, 24)                # a_k = F b_k
+    aw = a * w[..., None]
+    aa = (np.swapaxes(aw, 1, 2) @ a).reshape(n, 8, 3, 8, 3)                   # Σ w a_k,i a_l,m
+    bSb = np.einsum("ng,ngkj,ngjs,ngls->nkl", w, b, S, b, optimize=True)
+    K = bSb[:, :, None, :, None] * np.eye(3)[None, None, :, None, :]
     if lam:
-        K += lam * np.einsum("ng,ngki,nglm->nkilm", w, a, a, optimize=True)
+        K = K + lam * aa
     if mu:
-        FF = np.einsum("ngij,ngmj->ngim", F, F)
-        K += mu * (np.einsum("ng,ngkl,ngim->nkilm", w, bb, FF, optimize=True)
-                   + np.einsum("ng,ngli,ngkm->nkilm", w, a, a, optimize=True))
+        bb = np.einsum("ngkj,nglj->ngkl", b, b).reshape(n, ng, 64)
+        FF = (F @ np.swapaxes(F, -1, -2)).reshape(n, ng, 9)
+        t1 = (np.swapaxes(bb * w[..., None], 1, 2) @ FF).reshape(n, 8, 8, 3, 3).transpose(0, 1, 3, 2, 4)
+        K = K + mu * (t1 + aa.transpose(0, 1, 4, 3, 2))
     if c:
-        K += 2.0 * c * np.einsum("ng,ngij,ngmj,ngkj,nglj->nkilm", w, F, F, b, b, optimize=True)
+        T = (F[:, :, None, :, :] * b[:, :, :, None, :]).transpose(0, 1, 4, 2, 3).reshape(n, ng * 3, 24)
+        K = K + 2.0 * c * (np.swapaxes(T * np.repeat(w, 3, axis=1)[..., None], 1, 2) @ T).reshape(n, 8, 3, 8, 3)
     return f, K.reshape(n, 24, 24), V
 
 
