@@ -4,6 +4,10 @@ The order is the order of the types in model-file sections and JSON Schema, of t
 builders (so of the groups: rigid-body inertia before beam inertia, applied loads before
 structural forces) and of the outputs.  A new element type is one module added here
 (see docs/adding-an-element.md).
+
+``BEAM_FORMULATION_MODULES`` lists the modules that register beam formulations
+(``flexmbd.beams.formulations``; the built-in se3 and r3r3 come with the beam type), in
+the order of their groups.
 """
 from __future__ import annotations
 
@@ -22,6 +26,12 @@ ELEMENT_MODULES = (
     "flexmbd.bodies.marker",
 )
 
+BEAM_FORMULATION_MODULES = (
+    "flexmbd.beams.exact",
+    # "flexmbd.beams.ancf_cable",
+    "flexmbd.beams.ancf_formulation",
+)
+
 set_module_order(list(ELEMENT_MODULES))
-for _module in ELEMENT_MODULES:
+for _module in ELEMENT_MODULES + BEAM_FORMULATION_MODULES:
     importlib.import_module(_module)

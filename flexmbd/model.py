@@ -181,13 +181,17 @@ class Model:
 
     def beam(self, name=None, *, section, elements, geometry=None, start=None, end=None, e2=None, order=1,
              formulation="se3", integration: str | None = None, interpolation="lagrange", velocity=(0, 0, 0),
-             angular_velocity=(0, 0, 0), about=None, locking: str | None = None):
-        """A geometrically exact beam of ``elements`` elements on SE(3) nodes
+             angular_velocity=(0, 0, 0), about=None, bending=None, locking=None):
+        """A beam of ``elements`` elements: geometrically exact on SE(3) nodes
         (``formulation="se3"``) or on R³×R³ nodes (``formulation="r3r3"``: positions and
         total rotation vectors, two-node elements only; see docs/elements/beam-r3r3.md), or
-        a fully parameterized ANCF beam (``formulation="ancf"``: positions and three
-        gradients per node, continuum elastic forces; ``locking`` "strain-split" (default)
-        or "plain"; see docs/elements/beam-ancf.md).
+        an ANCF cable (``formulation="ancf-cable"``: positions and slopes, cubic Hermite
+        elements, no shear or torsion; ``bending`` "curvature" (default) or "linear";
+        docs/elements/beam-ancf-cable.md), or a fully parameterized ANCF beam
+        (``formulation="ancf"``: positions and three gradients per node, continuum elastic
+        forces; ``locking`` "strain-split" (default) or "plain"; docs/elements/beam-ancf.md).
+        Formulations are plug-ins
+        (:mod:`flexmbd.beams.formulations`).
 
         ``geometry``: the stress-free reference curve (``flexmbd.beams.StraightLine``,
         ``CircularArc``, ``NurbsReference``), or ``start`` and ``end`` points (with
@@ -208,7 +212,7 @@ class Model:
         return self._add("beam", name, section=section, elements=elements, geometry=geometry, start=start, end=end,
                          e2=e2, order=order, formulation=formulation, integration=integration,
                          interpolation=interpolation, velocity=velocity, angular_velocity=angular_velocity,
-                         about=about, locking=locking)
+                         about=about, bending=bending, locking=locking)
 
     # ------------------------------------------------------------ joints
     def spherical(self, i, j, at, name=None):

@@ -17,15 +17,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..bodies.rigid import Body
 from ..errors import ModelError
 from ..groups import ForceGroup, InertiaGroup
-from ..lie import quat_from_matrix
 from ..nodes import ANCF
-from ..spec import point3
-from .ancf_beam import LOCKING, AncfElements, reference_coordinates, section_rule
+from ..rotations import rotation_matrix
+from .ancf_beam import LOCKING, AncfElements, hermite_shapes, reference_coordinates, section_rule
+from .formulations import BeamFormulation, register_formulation
 
-__all__ = ["AncfElasticGroup", "AncfInertiaGroup", "AncfWeightGroup", "ancf_groups", "create_ancf_beam",
+__all__ = ["AncfElasticGroup", "AncfFormulation", "AncfInertiaGroup", "AncfWeightGroup", "ancf_groups",
            "material"]
 
 
@@ -45,42 +44,60 @@ def material(section, what: str, name: str):
     return E, nu, float(definition.get("rho") or 0.0), rule
 
 
-def create_ancf_beam(model, spec, name: str, geometry, section, locking: str | None):
-    """Nodes (kind ancf) and the data of the beam's elements: reference coordinates,
-    lengths, material, quadrature."""
-    what = f"beam {name!r}"
-    locking = locking or LOCKING[0]
-    if locking not in LOCKING:
-        raise ModelError(f"{what}: locking must be one of {LOCKING}, got {locking!r}", element=name, key="locking")
-    if spec.order != 1 or spec.interpolation != "lagrange":
-        raise ModelError(f"{what}: the ANCF beam has its own two-node Hermite elements (order=1, interpolation="
-                         f"'lagrange'), got order={spec.order!r}, interpolation={spec.interpolation!r}",
-                         element=name, key="formulation")
-    if spec.integration is not None:
-        raise ModelError(f"{what}: the ANCF beam's Gauss rule is fixed (5 × 3 × 3); its locking remedy is "
-                         "'locking' (strain-split or plain), not 'integration'", element=name, key="integration")
-    E, nu, rho, rule = material(section, what, name)
-    n_el = spec.elements
-    ref = geometry.nodes(n_el + 1)
-    q_ref = reference_coordinates(ref.x, ref.R)
-    conn = np.c_[np.arange(n_el), np.arange(1, n_el + 1)]
-    length = np.diff(ref.s)
-    try:
-        elements = AncfElements(q_ref[conn].reshape(n_el, 24), length, rule, E, nu, rho, locking)
-    except ValueError as exc:
-        raise ModelError(f"{what}: {exc}", element=name, key="section") from None
-    w = np.asarray(spec.angular_velocity, dtype=float)
-    about = ref.x[0] if spec.about is None else point3(spec.about)
-    nodes = []
-    for i, (x, R) in enumerate(zip(ref.x, ref.R)):
-        nm = model.new_name(f"{name}.n{i}", "node")
-        b = Body(nm, ANCF, 0.0, np.zeros((3, 3)), x.copy(), quat_from_matrix(R),
-                 np.asarray(spec.velocity, dtype=float) + np.cross(w, x - about), w.copy())
-        model.add_node(b)
-        nodes.append(b)
-    data = dict(conn=conn, length=length, ancf=elements, locking=locking, material=(E, nu, rho),
-                s_range=np.c_[ref.s[:-1], ref.s[1:]])
-    return nodes, data
+class AncfFormulation(BeamFormulation):
+    """``formulation="ancf"``: two-node fully parameterized ANCF elements on nodes of kind
+    ancf; the option ``locking`` picks the elastic form (:data:`.ancf_beam.LOCKING`)."""
+
+    name = "ancf"
+    kind = ANCF
+    summary = "fully parameterized ANCF beam (r, r_x, r_y, r_z per node; continuum elastic forces)"
+    options = {"locking": LOCKING[0]}
+
+    def check(self, what, name, order, interpolation, integration, options):
+        if order != 1 or interpolation != "lagrange":
+            raise ModelError(f"{what}: the ANCF beam has its own two-node Hermite elements (order=1, interpolation="
+                             f"'lagrange'), got order={order!r}, interpolation={interpolation!r}",
+                             element=name, key="order" if order != 1 else "interpolation")
+        if integration != "full":
+            raise ModelError(f"{what}: the ANCF beam's Gauss rule is fixed (5 × 3 × 3 points); its remedy against "
+                             f"Poisson locking is the option locking (strain-split or plain), got integration="
+                             f"{integration!r}", element=name, key="integration")
+
+    def topology(self, geometry, n_el, order, interpolation, integration):
+        ref = geometry.nodes(n_el + 1)
+        return dict(x=ref.x, R=ref.R, conn=np.c_[np.arange(n_el), np.arange(1, n_el + 1)],
+                    length=np.diff(ref.s), s_range=np.c_[ref.s[:-1], ref.s[1:]])
+
+    def reference(self, data, q):
+        """The elements (:class:`.ancf_beam.AncfElements`) on the nodes' initial coordinates
+        (r = x, gradients = the columns of the node frames)."""
+        what, name = f"beam {data['name']!r}", data["name"]
+        E, nu, rho, rule = material(data["section"], what, name)
+        q_ref = reference_coordinates(q[:, :3], rotation_matrix(q[:, 3:7]).reshape(-1, 3, 3))
+        conn = data["conn"]
+        try:
+            data["ancf"] = AncfElements(q_ref[conn].reshape(len(conn), 24), data["length"], rule, E, nu, rho,
+                                        data["options"]["locking"])
+        except ValueError as exc:
+            raise ModelError(f"{what}: {exc}", element=name, key="section") from None
+
+    def build(self, system, elements):
+        inertia, forces = ancf_groups(system, elements)
+        return inertia + forces
+
+    def positions(self, beam, result, s):
+        """r(s) = Σ_k s_k d_k on the centre line of the element holding s (Hermite)."""
+        data = beam.spec.data
+        s0, s1 = data["s_range"][:, 0], data["s_range"][:, 1]
+        e = int(np.clip(np.searchsorted(s1, float(s)), 0, len(s1) - 1))
+        xi = (float(s) - s0[e]) / (s1[e] - s0[e])
+        sh = hermite_shapes(xi, 0.0, 0.0, data["length"][e])[0]
+        sysm = result.system
+        d = np.concatenate([result.q[:, sysm.config_slice(beam.nodes[k])] for k in data["conn"][e]], axis=1)
+        return np.einsum("k,rki->ri", sh, d.reshape(len(d), 8, 3))
+
+
+register_formulation(AncfFormulation())
 
 
 def _rows(system, spec, which):
@@ -174,6 +191,6 @@ def ancf_groups(system, specs):
                 g = AncfWeightGroup([f"{n}.weight" for n in names], dofs, cfgs, el, gravity)
                 forces.append(g)
         elastic = AncfElasticGroup(names, dofs, cfgs, el)
-        elastic.stage = 1
+        elastic.stage = 1       # structural forces after the applied loads (summation order)
         forces.append(elastic)
     return inertia, forces
