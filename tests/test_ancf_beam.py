@@ -113,6 +113,9 @@ def test_patch_uniform_tension_exact_stretch_and_contraction(locking):
         np.testing.assert_allclose(node[6:9], [0, lateral, 0], atol=1e-12)
         np.testing.assert_allclose(node[9:12], [0, 0, lateral], atol=1e-12)
     assert lateral < 0.95       # the contraction is real (ν E₁₁ ≈ 0.09)
+    e = q[conn].reshape(len(conn), 24)
+    np.testing.assert_allclose(el.axial_force(e), N, rtol=1e-12)       # the section resultant
+    np.testing.assert_allclose(el.curvature(e), 0.0, atol=1e-12)
 
 
 def cantilever_tip(locking, n_el, nu, P=1e-7):
