@@ -28,7 +28,7 @@ ELEMENT_MODULES = (
 
 BEAM_FORMULATION_MODULES = (
     "flexmbd.beams.exact",
-    # "flexmbd.beams.ancf_cable",
+    "flexmbd.beams.ancf_cable",
     "flexmbd.beams.ancf_formulation",
 )
 

@@ -26,7 +26,7 @@ from flexmbd.constraints.dot import DotConstraintGroup
 from flexmbd.registry import element_types
 from flexmbd.system import System
 
-KIND_NAMES = ["spatial", "planar", "spatial-lie", "se3", "r3r3", "ancf"]
+KIND_NAMES = ["spatial", "planar", "spatial-lie", "se3", "r3r3", "ancf", "ancf-cable"]
 
 REL = 1e-6
 
@@ -61,10 +61,42 @@ def ancf_nodes(m):
     return p.last, r.first
 
 
+def cable_model(m):
+    """Two ANCF cables (with mass, under gravity: inertia, exact weight, both bending forms,
+    a curved one) and the element samples that make sense on cable nodes: points and
+    directions on the axis only (the generic samples put points off it, which cable nodes
+    refuse)."""
+    from flexmbd.beams import CircularArc
+    from flexmbd.beams.sections import Section
+    from flexmbd.ground import GROUND
+
+    sec = Section.rectangle(0.05, 0.05, E=2e4, nu=0.3, rho=800.0)   # soft: F stays O(1)
+    p = m.beam("p", section=sec, elements=2, start=(-0.4, 0.1, 0.7), end=(0.1, 0.2, 0.3), formulation="ancf-cable")
+    r = m.beam("r", section=sec, elements=2, geometry=CircularArc((1.0, -0.2, 0.4), 0.5, 0.2, 1.5, normal=(0, 1, 1)),
+               formulation="ancf-cable")
+    m.beam("s", section=sec, elements=1, start=(1.0, -0.2, 0.4), end=(0.6, -0.8, 0.2), formulation="ancf-cable",
+           bending="linear", integration="reduced")
+    a, b = p.last, r.first
+    xa, xb = a.position, b.position
+    ta = (xa - p.first.position) / np.linalg.norm(xa - p.first.position)
+    m.spring_damper(a, b, k=100.0, c=2.0, name="sd")
+    m.spring_damper(GROUND, b, at_i=(0.3, 0.3, 0.3), at_j=xb, k=50.0, c=1.0, name="sd_ground")
+    m.force(a, (0.3, -0.2, 0.5), name="fa")
+    m.force(b, (0.4, 0.0, 0.0), body_fixed=True, name="fb")                 # along b's axis
+    m.force(a, (0.0, 0.0, 1.0), at=xa + 0.2 * ta, name="f_axis")          # a point on the axis
+    m.revolute(GROUND, p.first, at=p.first.position, axis=ta, name="clamp")
+    m.distance(a, b, at_i=xa, at_j=xb, name="dist")
+    m.spherical(GROUND, r.last, at=r.last.position, name="pin")
+    return a, b
+
+
 def build_model(kind):
     """Two bodies a, b of ``kind`` (R³×R³: beam nodes) and every registered element type's
     sample between them and ground (:meth:`flexmbd.registry.ElementType.sample`)."""
     m = fm.Model(gravity=(0, -9.81, 0) if kind == "planar" else (0.3, -9.81, 1.2))
+    if kind == "ancf-cable":
+        cable_model(m)
+        return m
     if kind == "ancf":
         a, b = ancf_nodes(m)
     elif kind in ("spatial", "spatial-lie", "se3", "r3r3"):

@@ -19,7 +19,7 @@ from pydantic import ConfigDict, Field, model_validator
 
 from ..errors import ModelError
 from ..ground import GROUND
-from ..nodes import PLANAR, SE3
+from ..nodes import PLANAR, POINT, SE3, VECTOR
 from ..registry import ElementType, pair_kind, register
 from ..spec import Axis, PairSpec, Point, TimeFunctionSpec, point3, time_function, unit
 from ..timefunctions import ConstantSpeed, Polynomial
@@ -31,6 +31,18 @@ def _frames(system, element):
     bi, bj = element.bodies
     return (J.Frame(0, system.body_position(bi), system.rotation(bi)),
             J.Frame(1, system.body_position(bj), system.rotation(bj)))
+
+
+def _check_slots(kind, element, equations):
+    """Points and directions on the joint's nodes that their kind cannot carry (ANCF cable
+    nodes: only along the axis) are a ModelError naming the joint (``NodeKind.check_offsets``)."""
+    for side, body in enumerate(element.bodies):
+        if body is GROUND:
+            continue
+        u = [slot[2] for eq in equations for term in eq.terms for slot in term
+             if isinstance(slot, tuple) and len(slot) == 3 and slot[0] == side and slot[1] in (POINT, VECTOR)]
+        if u:
+            kind.check_offsets([body.name] * len(u), u, element=element.name)
 
 
 def build_dot_constraints(elements, system):
@@ -46,6 +58,7 @@ def build_dot_constraints(elements, system):
             et = e.type
             fi, fj = _frames(system, e)
             new = et.equations(e, fi, fj, kind)
+            _check_slots(kind, e, new)
             law = et.law(e)
             if law is not None:
                 laws.append(TimeLaw(len(eqs), law))

@@ -21,7 +21,7 @@ Markers (local vector u = (u1, u2, u3) in the reference frame)
 Both are linear in q, so J is constant and ``contract`` and ``dJv`` are zero.  The cable
 has no section: an offset across it (u2, u3) has nothing to turn with.  On cable nodes
 such offsets are refused when the model is frozen (:meth:`AncfCableKind.check_offsets`,
-called by ``System.local_points``); on ground's slot of the kind (r = 0, r_x = e_x) the
+called by ``System.local_points`` and by the joints' builder); on ground's slot of the kind (r = 0, r_x = e_x) the
 across-section part is carried as a constant global vector, so x = u there exactly.
 
 Pose (what pictures, ``orientation`` outputs and twists use; the elements never do)
@@ -239,16 +239,19 @@ class AncfCableKind(_AncfKind):
         raise ModelError("a torque on an ANCF cable node (kind ancf-cable) is not defined: the node has no "
                          "rotation coordinates; apply a force couple, or join a rigid body to the node")
 
-    def check_offsets(self, names, u) -> None:
-        """ModelError for points off a cable node's axis (u2, u3 ≠ 0), naming the nodes."""
+    def check_offsets(self, names, u, element: str | None = None) -> None:
+        """ModelError for points or directions off a cable node's axis (u2, u3 ≠ 0),
+        naming the nodes (and the element, if given)."""
         u = np.asarray(u, dtype=float).reshape(-1, 3)
         bad = np.linalg.norm(u[:, 1:], axis=1) > 1e-9 * np.maximum(1.0, np.linalg.norm(u, axis=1))
         if np.any(bad):
             which = ", ".join(f"{nm!r} (offset {np.round(uu, 6).tolist()} in the reference frame)"
                               for nm, uu in zip(np.asarray(names, dtype=object)[bad], u[bad]))
-            raise ModelError(f"a point on an ANCF cable node must lie on the beam's axis (x = r + u1 r_x; the cable "
-                             f"has no section to carry an offset across it): {which}; put the point at the node "
-                             "or along the axis")
+            what = f"{element!r}: " if element else ""
+            raise ModelError(f"{what}a point or direction on an ANCF cable node must lie on the beam's axis "
+                             f"(x = r + u1 r_x; the cable has no section to carry an offset across it): {which}; put "
+                             "points at the node or along the axis; to clamp a cable node use a revolute joint "
+                             "about the beam's axis (position and slope direction)", element=element)
 
 
 ANCF = AncfKind()

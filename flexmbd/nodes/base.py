@@ -169,9 +169,10 @@ class NodeKind:
         raise NotImplementedError
 
     # ----------------------------------------------------------------- markers
-    def check_offsets(self, names, u) -> None:
-        """Raise ModelError for node-fixed point offsets u (N, 3) the kind cannot carry
-        (``names``: the nodes); every offset is fine by default."""
+    def check_offsets(self, names, u, element: str | None = None) -> None:
+        """Raise ModelError (naming ``element``, if given) for node-fixed points or
+        directions u (N, 3) that the kind cannot carry (``names``: the nodes); every
+        vector is fine by default."""
 
     def markers(self, u, mtype) -> MarkerSet:
         """The :class:`MarkerSet` of markers with local vectors u (N, 3) and types mtype."""
