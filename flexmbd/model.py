@@ -167,8 +167,10 @@ class Model:
         updated multiplicatively by body-frame rotation-vector increments, velocities
         [Ṙ, Ω] with Ω in body axes, no normalisation constraint; kind ``spatial-lie``) or
         ``"se3"`` (a frame on SE(3): body-frame twist velocities (U, Ω) and increments
-        H exp(Δ); kind ``se3``, the kind of beam nodes — use it for bodies joined to beams).
-        Joints and force elements connect bodies of the same kind only.
+        H exp(Δ); kind ``se3``, the kind of beam nodes — use it for bodies joined to beams)
+        or ``"ancf"`` (natural coordinates: centre of mass and body axes with six rigidity
+        constraints and a constant mass matrix; kind ``ancf`` — use it for bodies joined to
+        ANCF beams).  Joints and force elements connect bodies of the same kind only.
         """
         return self._add("rigid", name, mass=mass, inertia=inertia, position=position, orientation=orientation,
                          velocity=velocity, angular_velocity=angular_velocity, parameterization=parameterization)

@@ -230,6 +230,9 @@ def _check_kinds(what: str, name: str, bodies, keys) -> None:
     if any(k.has_branches for k in kinds):
         hint = ("; nodes of R³×R³ beams (formulation='r3r3', kind r3r3) connect only to other R³×R³ "
                 "nodes and ground; use formulation='se3' to join a beam to rigid bodies")
+    elif any(k.name == "ancf" for k in kinds):
+        hint = ("; rigid bodies joined to the nodes of ANCF beams (kind ancf) need parameterization ancf "
+                "(parameterization='ancf' in Python)")
     elif any(k.name == "se3" for k in kinds):
         hint = ("; rigid bodies joined to beam nodes (kind se3) need parameterization se3 "
                 "(parameterization='se3' in Python)")

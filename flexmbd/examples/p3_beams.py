@@ -59,7 +59,7 @@ def crank_slider(which="I", elements=(4, 6), formulation="se3", integration=None
     rod = m.beam("rod", elements=elements[1], start=(0.3, 0, 0), end=(0.8, 0, 0), **kw)
     # a small cube of the given mass (its size does not enter P3's data)
     slider = m.rigid_body("slider", mass=slider_mass, inertia=np.full(3, slider_mass * 0.02**2 / 6),
-                          position=(0.8, 0, 0), parameterization="se3")
+                          position=(0.8, 0, 0), parameterization="ancf" if formulation == "ancf" else "se3")
     m.spherical(fm.GROUND, crank.first, at=(0, 0, 0), name="bearing")
     m.spherical(crank.last, rod.first, at=(0.3, 0, 0), name="crank_pin")
     m.revolute(rod.last, slider, at=(0.8, 0, 0), axis=(0, 0, 1), name="wrist_pin")
