@@ -44,8 +44,9 @@ class P3Model:
 
     @property
     def dofs(self):
-        """P3's DOF count: 6 per beam node (rigid bodies not counted)."""
-        return sum(6 * len(b.nodes) for b in self.rods)
+        """P3's DOF count: the beams' unknowns (6 per SE(3) node, 12 per ANCF node; rigid
+        bodies not counted)."""
+        return sum(b.dofs for b in self.rods)
 
 
 def crank_slider(which="I", elements=(4, 6), formulation="se3", integration=None, slider_mass=0.1, order=1,
