@@ -73,6 +73,14 @@ def test_pure_bending_tip_moment():
         return res[f"{b.last.name}.position"][-1], section_angle
 
     tip, angle = run("strain-split")
+    # the centre line between the nodes (Beam.positions, Hermite): on the circle of radius 2/π
+    m, b = cantilever("straight", 32, force=(0, 0, 0), formulation="ancf")
+    m.torque(b.last, (0, 0, -np.pi * SECTION.EI3 / 2), body_fixed=True)
+    res = solve(m)
+    np.testing.assert_allclose(b.positions(res, 0.5)[-1], res["rod.n16.position"][-1], atol=1e-15)
+    for s in (0.3 + 1 / 64, 0.55 + 1 / 64, 0.97):                        # mid-element
+        x = b.positions(res, s)[-1]
+        assert np.linalg.norm(x - [0.0, -2 / np.pi, 0.0]) == pytest.approx(2 / np.pi, abs=1e-3)
     np.testing.assert_allclose(tip, [2 / np.pi, -2 / np.pi, 0.0], atol=1e-3)
     assert angle == pytest.approx(-np.pi / 2, rel=5e-3)
     tip_plain, angle_plain = run("plain")
