@@ -62,6 +62,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from typing import NamedTuple
+
 from .shape import gauss_legendre
 
 __all__ = ["LOCKING", "AncfElements", "hermite_shapes", "section_rule", "reference_coordinates"]
@@ -127,41 +129,53 @@ def _moduli(E, nu):
     return lam, mu
 
 
-def _svk(d, b, w, lam, mu, c, jacobians):
-    """Force, tangent and energy of W = λ/2 (tr E)² + μ tr(E²) + c Σ E_ii² at points with
-    b (n, g, 8, 3) and weights w (n, g) (w includes det J0): (f (n, 24), K or None, V (n,))."""
-    F = np.einsum("nki,ngkj->ngij", d, b)
-    C = np.einsum("ngki,ngkj->ngij", F, F)
-    E = 0.5 * (C - np.eye(3))
+class _Points(NamedTuple):
+    """Quadrature points of one part of the energy: shape values s (n, g, 8), b (n, g, 8, 3),
+    weights w (n, g) (with det J0) and the constant products b_k·b_l (n, g, 64)."""
+
+    s: np.ndarray
+    b: np.ndarray
+    w: np.ndarray
+    bb: np.ndarray
+
+
+def _t(x):
+    return np.swapaxes(x, -1, -2)
+
+
+def _svk(d, pts, lam, mu, c, jacobians):
+    """Force, tangent and energy of W = λ/2 (tr E)² + μ tr(E²) + c Σ E_ii² at the points
+    ``pts`` (:class:`_Points`): (f (n, 24), K or None, V (n,)).  Every sum over the points
+    is a batched matrix product."""
+    b, w = pts.b, pts.w
+    n, ng = w.shape
+    F = _t(d)[:, None] @ b                                                   # Σ_k d_k ⊗ b_k
+    E = 0.5 * (_t(F) @ F - np.eye(3))
     trE = np.trace(E, axis1=-2, axis2=-1)
     dE = np.diagonal(E, axis1=-2, axis2=-1)
     S = 2.0 * mu * E + (lam * trE)[..., None, None] * np.eye(3)
     if c:
         S = S + 2.0 * c * dE[..., None] * np.eye(3)
-    W = 0.5 * lam * trE ** 2 + mu * np.einsum("ngij,ngij->ng", E, E) + c * np.sum(dE ** 2, axis=-1)
-    V = np.einsum("ng,ng->n", w, W)
+    W = 0.5 * lam * trE ** 2 + mu * np.sum(E * E, axis=(-2, -1)) + c * np.sum(dE ** 2, axis=-1)
+    V = np.sum(w * W, axis=1)
     P = F @ S
-    n = d.shape[0]
-    f = np.einsum("ng,ngij,ngkj->nki", w, P, b).reshape(n, 24)
+    wb = b * w[..., None, None]
+    f = np.sum(wb @ _t(P), axis=1).reshape(n, 24)                            # Σ w P b_k
     if not jacobians:
         return f, None, V
-    # every term as a sum over points of products of small matrices (batched matmuls)
-    ng = w.shape[1]
-    a = np.einsum("ngij,ngkj->ngki", F, b).reshape(n, ng, 24)                # a_k = F b_k
-    aw = a * w[..., None]
-    aa = (np.swapaxes(aw, 1, 2) @ a).reshape(n, 8, 3, 8, 3)                   # Σ w a_k,i a_l,m
-    bSb = np.einsum("ng,ngkj,ngjs,ngls->nkl", w, b, S, b, optimize=True)
+    a = (b @ _t(F)).reshape(n, ng, 24)                                       # a_k = F b_k
+    aa = (_t(a * w[..., None]) @ a).reshape(n, 8, 3, 8, 3)                   # Σ w a_k,i a_l,m
+    bSb = (wb @ S).transpose(0, 2, 1, 3).reshape(n, 8, ng * 3) @ _t(b).reshape(n, ng * 3, 8)
     K = bSb[:, :, None, :, None] * np.eye(3)[None, None, :, None, :]
     if lam:
         K = K + lam * aa
     if mu:
-        bb = np.einsum("ngkj,nglj->ngkl", b, b).reshape(n, ng, 64)
-        FF = (F @ np.swapaxes(F, -1, -2)).reshape(n, ng, 9)
-        t1 = (np.swapaxes(bb * w[..., None], 1, 2) @ FF).reshape(n, 8, 8, 3, 3).transpose(0, 1, 3, 2, 4)
+        FF = (F @ _t(F)).reshape(n, ng, 9)
+        t1 = (_t(pts.bb * w[..., None]) @ FF).reshape(n, 8, 8, 3, 3).transpose(0, 1, 3, 2, 4)
         K = K + mu * (t1 + aa.transpose(0, 1, 4, 3, 2))
     if c:
         T = (F[:, :, None, :, :] * b[:, :, :, None, :]).transpose(0, 1, 4, 2, 3).reshape(n, ng * 3, 24)
-        K = K + 2.0 * c * (np.swapaxes(T * np.repeat(w, 3, axis=1)[..., None], 1, 2) @ T).reshape(n, 8, 3, 8, 3)
+        K = K + 2.0 * c * (_t(T * np.repeat(w, 3, axis=1)[..., None]) @ T).reshape(n, 8, 3, 8, 3)
     return f, K.reshape(n, 24, 24), V
 
 
@@ -188,7 +202,7 @@ class AncfElements:
         xi = np.repeat(xg, ys.size)
         y, z = np.tile(ys, xg.size), np.tile(zs, xg.size)
         wv = np.outer(wg, ws).ravel()
-        self.volume = self._points(xi, y, z, wv)                    # (s, b, w) over the volume
+        self.volume = self._points(xi, y, z, wv)                    # over the volume
         self.axis = self._points(xg, np.zeros_like(xg), np.zeros_like(xg), wg * self.area)
         lam, mu = _moduli(self.E, self.nu)
         G, Ey = mu, self.E
@@ -211,7 +225,8 @@ class AncfElements:
         if np.any(det <= 0):
             raise ValueError("the reference gradients are not a right-handed frame (det ∂X/∂p ≤ 0)")
         b = np.swapaxes(np.linalg.solve(np.swapaxes(U, -1, -2), np.swapaxes(ds, -1, -2)), -1, -2)
-        return s, b, w[None, :] * det * L
+        bb = (b @ np.swapaxes(b, -1, -2)).reshape(b.shape[:2] + (64,))
+        return _Points(s, b, w[None, :] * det * L, bb)
 
     # ------------------------------------------------------------------ elastic
     def elastic_forces(self, e, jacobians: bool = True):
@@ -219,8 +234,8 @@ class AncfElements:
         energy V (n,) at element coordinates e (n, 24)."""
         d = np.asarray(e, dtype=float).reshape(-1, 8, 3)
         f, K, V = 0.0, (0.0 if jacobians else None), 0.0
-        for (_, b, w), (lam, mu, c) in self.parts:
-            fi, Ki, Vi = _svk(d, b, w, lam, mu, c, jacobians)
+        for pts, (lam, mu, c) in self.parts:
+            fi, Ki, Vi = _svk(d, pts, lam, mu, c, jacobians)
             f, V = f + fi, V + Vi
             if jacobians:
                 K = K + Ki
@@ -228,7 +243,7 @@ class AncfElements:
 
     def strains(self, e, xi=0.5):
         """Green-Lagrange strain E (n, 3, 3) on the local axes at the centre line, ξ = xi."""
-        s, b, _ = self._points(np.atleast_1d(float(xi)), np.zeros(1), np.zeros(1), np.ones(1))
+        s, b, _, _ = self._points(np.atleast_1d(float(xi)), np.zeros(1), np.zeros(1), np.ones(1))
         F = np.einsum("nki,nkj->nij", np.asarray(e, float).reshape(-1, 8, 3), b[:, 0])
         return 0.5 * (np.swapaxes(F, -1, -2) @ F - np.eye(3))
 
@@ -239,7 +254,7 @@ class AncfElements:
         d = np.asarray(e, dtype=float).reshape(-1, 8, 3)
         ys, zs, ws = self.section
         x = np.full(ys.size + 1, float(xi))
-        s, b, _ = self._points(x, np.r_[ys, 0.0], np.r_[zs, 0.0], np.ones(ys.size + 1))
+        s, b, _, _ = self._points(x, np.r_[ys, 0.0], np.r_[zs, 0.0], np.ones(ys.size + 1))
         F = np.einsum("nki,ngkj->ngij", d, b)
         t = F[:, -1, :, 0] / np.linalg.norm(F[:, -1, :, 0], axis=-1, keepdims=True)
         E = 0.5 * (np.swapaxes(F, -1, -2) @ F - np.eye(3))
@@ -268,11 +283,11 @@ class AncfElements:
     def mass_matrix(self) -> np.ndarray:
         """Constant consistent mass ρ ∫ Sᵀ S dV0 (n, 24, 24), S = s ⊗ I₃ (Shabana,
         *Dynamics of Multibody Systems*: the mass matrix of ANCF elements is constant)."""
-        s, _, w = self.volume
+        s, _, w, _ = self.volume
         m = self.rho * np.einsum("ng,ngk,ngl->nkl", w, s, s)
         return np.einsum("nkl,ij->nkilj", m, np.eye(3)).reshape(-1, 24, 24)
 
     def weight(self, g) -> np.ndarray:
         """Generalised weight ρ ∫ Sᵀ g dV0 (n, 24) of gravity g (3,)."""
-        s, _, w = self.volume
+        s, _, w, _ = self.volume
         return self.rho * np.einsum("ng,ngk,i->nki", w, s, np.asarray(g, float)).reshape(-1, 24)
