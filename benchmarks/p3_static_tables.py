@@ -1,9 +1,10 @@
 """Rebuild P3's static tables: tip z-displacement of the straight and the quarter-circle
 cantilever for every beam variant at several DOF counts, against ABAQUS B31.
 
-    python -m benchmarks.p3_static_tables [--formulations se3,r3r3]
+    python -m benchmarks.p3_static_tables [--formulations se3,r3r3,ancf-cable]
 
-Prints Markdown (used in docs/verification-beams.md).  DOF = 6 per node (control frame).
+Prints Markdown (used in docs/verification-beams.md and docs/elements/beam-ancf-cable.md).
+DOF = 6 per node (control frame; the cable: r and r_x).
 """
 from __future__ import annotations
 
@@ -30,12 +31,22 @@ VARIANTS = {
         ("R3×R3 1st, reduced (RI)", dict(formulation="r3r3", integration="reduced"), (4, 8, 16, 32)),
         ("R3×R3 1st, Hu-Washizu (HW)", dict(formulation="r3r3", integration="hw"), (4, 8, 16, 32)),
     ],
+    # straight cantilever only: a torsion-free cable has no out-of-plane stiffness on an arc
+    "ancf-cable": [
+        ("ANCF cable, full (5 points)", dict(formulation="ancf-cable"), (2, 4, 8, 16, 32, 64)),
+        ("ANCF cable, reduced (3 points)", dict(formulation="ancf-cable", integration="reduced"),
+         (2, 4, 8, 16, 32, 64)),
+    ],
 }
+#: formulations shown for one shape only
+ONLY = {"ancf-cable": ("straight",)}
 
 
 def table(shape, formulations):
     rows = []
     for f in formulations:
+        if shape not in ONLY.get(f, (shape,)):
+            continue
         for label, opts, counts in VARIANTS[f]:
             for n in counts:
                 m, b = cantilever(shape, n, **opts)
@@ -52,7 +63,7 @@ def table(shape, formulations):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--formulations", default="se3", help="comma-separated: se3, r3r3")
+    ap.add_argument("--formulations", default="se3", help="comma-separated: se3, r3r3, ancf-cable")
     args = ap.parse_args(argv)
     forms = [f.strip() for f in args.formulations.split(",")]
     for shape, title in (("straight", "Straight cantilever, tip force (30, 20, 400) N"),

@@ -110,12 +110,18 @@ class ElementType:
         if len(bodies) == 2 and bodies[0] is bodies[1]:
             raise ModelError(f"{what}: connects {getattr(bodies[0], 'name', bodies[0])!r} to itself; body_i and "
                              "body_j must differ", element=name, key=self.body_fields[1])
-        if len(bodies) > 1:
+        if len(bodies) > 1 and not self.joins_kinds(bodies):
             _check_kinds(what, name, bodies, self.body_fields)
         data = self.prepare(model, spec, bodies, name)
         if "name" in self.Spec.model_fields:
             spec = spec.model_copy(update={"name": name})
         return Element(self.name, name, bodies, data, spec)
+
+    def joins_kinds(self, bodies: tuple) -> bool:
+        """True if the type itself joins these bodies of different kinds (its builder
+        handles them; the spherical joint between vector kinds, ``constraints/mixed.py``).
+        Otherwise elements connect bodies of one kind."""
+        return False
 
     def prepare(self, model, spec: SpecBase, bodies: tuple, name: str) -> dict:
         """The element's data from its specification (defaults that need the model,
@@ -231,8 +237,12 @@ def _check_kinds(what: str, name: str, bodies, keys) -> None:
         hint = ("; nodes of R³×R³ beams (formulation='r3r3', kind r3r3) connect only to other R³×R³ "
                 "nodes and ground; use formulation='se3' to join a beam to rigid bodies")
     elif any(k.name == "ancf" for k in kinds):
-        hint = ("; rigid bodies joined to the nodes of ANCF beams (kind ancf) need parameterization ancf "
-                "(parameterization='ancf' in Python)")
+        hint = ("; rigid bodies joined to the nodes of ANCF beams (kind ancf) by any joint need parameterization "
+                "ancf (parameterization='ancf' in Python); rigid bodies on Euler parameters "
+                "(parameterization='quaternion') join ANCF nodes through spherical joints only")
+    elif any(not k.rotations for k in kinds):
+        hint = ("; ANCF nodes join rigid bodies on Euler parameters (parameterization='quaternion') through "
+                "spherical joints only")
     elif any(k.name == "se3" for k in kinds):
         hint = ("; rigid bodies joined to beam nodes (kind se3) need parameterization se3 "
                 "(parameterization='se3' in Python)")

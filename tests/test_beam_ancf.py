@@ -227,4 +227,23 @@ def test_joining_ancf_nodes_to_other_kinds_says_how():
     rod = m.beam("rod", section=SECTION, elements=2, start=(0, 0, 0), end=(1, 0, 0), formulation="ancf")
     body = m.rigid_body("b", mass=1.0, inertia=(0.1, 0.1, 0.1), position=(1, 0, 0))
     with pytest.raises(ModelError, match="parameterization ancf"):
-        m.spherical(rod.last, body, at=(1, 0, 0))
+        m.revolute(rod.last, body, at=(1, 0, 0), axis=(0, 0, 1))
+
+
+def test_tip_body_on_ancf_coordinates_or_euler_parameters_moves_alike():
+    """An ANCF beam pendulum with a rigid body on a spherical joint at its tip: the body on
+    ANCF coordinates (same kind as the beam) and on Euler parameters (the spherical joint
+    across kinds, constraints/mixed.py) give the same motion (1e-7 m after 0.1 s)."""
+    sec = Section.rectangle(0.02, 0.02, E=1e8, nu=0.3, rho=1000.0)
+    tips = {}
+    for par in ("ancf", "quaternion"):
+        m = fm.Model(gravity=(0, 0, -9.81))
+        rod = m.beam("rod", section=sec, elements=3, start=(0, 0, 0), end=(0.4, 0, 0), formulation="ancf")
+        m.spherical(fm.GROUND, rod.first, at=(0, 0, 0))
+        m.rigid_body("tip", mass=0.3, inertia=(1e-3, 2e-3, 3e-3), position=(0.45, 0.0, 0.0), parameterization=par)
+        m.spherical(rod.last, "tip", at=(0.4, 0, 0))
+        res = m.simulate(t_end=0.1, h=1e-3)
+        assert res.success
+        tips[par] = res["tip.position"][-1]
+    assert np.linalg.norm(tips["ancf"] - np.array([0.45, 0, 0])) > 0.01
+    np.testing.assert_allclose(tips["ancf"], tips["quaternion"], atol=1e-7)

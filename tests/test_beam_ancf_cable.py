@@ -195,7 +195,16 @@ outputs: [rod.last.position, rod.e0.axial_force, rod.e7.curvature]
     path.write_text(text)
     from flexmbd.cli import main
 
-    assert main(["run", str(path), "--out", str(tmp_path / "out")]) == 0
+    h5 = tmp_path / "cable.h5"
+    assert main(["run", str(path), "-o", str(h5)]) == 0
+    from flexmbd.io.results_h5 import load_result
+
+    back = load_result(h5)
+    assert back.layout["body_kinds"][0] == "ancf-cable"
+    assert "rod.n0.rx_x" in back.layout["coordinate_names"]
+    assert abs(back["rod.n8.position"][-1, 2] - 0.51401) < 1e-5            # 8 elements (the table of the docs)
+    assert main(["export", str(h5), "--vtk", str(tmp_path / "vtk")]) == 0
+    assert (tmp_path / "vtk" / "cable.pvd").exists()
 
 
 def test_clamps_and_refusals():
@@ -254,3 +263,67 @@ def test_curved_cable_has_no_linear_out_of_plane_stiffness():
     K = np.asarray(K.toarray() if hasattr(K, "toarray") else K)
     out = [i for i, nm in enumerate(sys.coordinate_names) if nm.endswith((".z", ".rx_z"))]
     assert np.max(np.abs(K[np.ix_(out, out)])) > 1e-6 * np.max(np.abs(K))
+
+
+def test_spherical_joint_between_a_rigid_body_and_a_cable_node():
+    """A spherical joint across kinds (constraints/mixed.py): Φ_q, λ·∂²Φ/∂q² and γ
+    against central differences on random states; a rigid body of another
+    parameterisation is refused; a crank pinned to ground carrying the cable moves like
+    the pinned cable (same tip, energy kept)."""
+    from flexmbd.constraints.mixed import MixedPointGroup
+
+    sec = Section.circle(0.01, E=2e8, nu=0.3, rho=1000.0)
+    m = fm.Model(gravity=(0, 0, -9.81))
+    body = m.rigid_body("body", mass=1.0, inertia=(0.01, 0.02, 0.03), position=(-0.2, 0.1, 0.05),
+                        orientation=fm.quaternion_from_axis_angle((1, 2, 3), 0.7))
+    rod = m.beam("rod", section=sec, elements=2, start=(0, 0, 0), end=(1, 0, 0), formulation="ancf-cable")
+    m.spherical(body, rod.first, at=(0, 0, 0), name="pin")
+    m.spherical(rod.last, body, at=(1, 0, 0), name="pin2")          # the other order of kinds
+    sys = m.freeze()
+    groups = [g for g in sys.constraint_groups if isinstance(g, MixedPointGroup)]
+    assert len(groups) == 2 and sum(len(g) for g in groups) == 6
+    rng = np.random.default_rng(5)
+    for g in groups:
+        for _ in range(3):
+            q = sys.q0 + 0.3 * rng.standard_normal(sys.n)
+            qe = sys.extend(q)
+            ve = sys.extend_velocity(rng.standard_normal(sys.n))
+            X, V = qe[g.config_index], ve[g.dof_index]
+            lam = rng.standard_normal(len(g))
+            Y = X.copy()
+            gi = np.arange(X.size).reshape(X.shape)
+            d = type(g).__new__(type(g))
+            d.__dict__.update(g.__dict__, config_index=gi, dof_index=gi)
+            phi, Jq, H = d.assemble(Y.ravel(), 0.0, lam)
+            h = 1e-6
+            dJ, dH = np.zeros_like(Jq), np.zeros_like(H)
+            for j in range(X.shape[1]):
+                E = np.zeros_like(X)
+                E[:, j] = h
+                pp, Jp, _ = d.assemble((X + E).ravel(), 0.0, lam, hessian=False)
+                pm, Jm, _ = d.assemble((X - E).ravel(), 0.0, lam, hessian=False)
+                dJ[:, j] = (pp - pm) / (2 * h)
+                dH[:, :, j] = lam[:, None] * (Jp - Jm) / (2 * h)
+            np.testing.assert_allclose(Jq, dJ, atol=1e-8 * np.max(np.abs(Jq)))
+            np.testing.assert_allclose(H, dH, atol=1e-8 * max(np.max(np.abs(H)), 1.0))
+            eps = 1e-4
+            path = [d.assemble((X + s * eps * V).ravel(), 0.0, None, hessian=False)[0] for s in (-1, 0, 1)]
+            d2 = (path[2] - 2 * path[1] + path[0]) / eps**2
+            np.testing.assert_allclose(-d.gamma(X.ravel(), V.ravel(), 0.0), d2, atol=1e-5 * max(1.0, np.max(np.abs(d2))))
+    m2 = fm.Model()
+    b2 = m2.rigid_body("b", mass=1.0, inertia=(1, 1, 1), parameterization="se3")
+    r2 = m2.beam("rod", section=sec, elements=1, start=(0, 0, 0), end=(1, 0, 0), formulation="ancf-cable")
+    with pytest.raises(ModelError, match="parameterization='quaternion'"):
+        m2.spherical(b2, r2.first, at=(0, 0, 0))
+    with pytest.raises(ModelError, match="connects"):              # other joints: one kind only
+        m2.revolute(b2, r2.first, at=(0, 0, 0), axis=(1, 0, 0))
+    # a crank pinned at the origin carrying the cable: the pinned cable's motion
+    m3, rod3 = cable(n=4, section=sec, model=dict(gravity=(0, 0, -9.81)))
+    crank = m3.rigid_body("crank", mass=1.0, inertia=(0.01, 0.01, 0.01))
+    m3.spherical(fm.GROUND, crank, at=(0, 0, 0), name="pivot")
+    m3.spherical(crank, rod3.first, at=(0, 0, 0), name="pin")
+    res = m3.simulate(t_end=0.5, h=1e-3)
+    m4, rod4 = cable(n=4, section=sec, model=dict(gravity=(0, 0, -9.81)))
+    m4.spherical(fm.GROUND, rod4.first, at=(0, 0, 0), name="pin")
+    ref = m4.simulate(t_end=0.5, h=1e-3)
+    np.testing.assert_allclose(res["rod.last.position"], ref["rod.last.position"], atol=1e-9)

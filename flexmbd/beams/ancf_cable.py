@@ -42,6 +42,8 @@ Mass and gravity are constant: M = ρA ∫ Sᵀ S c₀ dx, Q_g = ρA ∫ Sᵀ g 
 """
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 import numpy as np
 
 from ..errors import ModelError
@@ -146,27 +148,38 @@ def _bending(a, b, kappa0, EI, linear, jacobians):
     return psi, grad, H
 
 
-def elastic_forces(e, dH_a, ddH_a, W_a, c0_a, dH_b, ddH_b, W_b, kappa0_b, EA, EI, linear=False, jacobians=True):
+def elastic_forces(e, dH_a, ddH_a, W_a, c0_a, dH_b, ddH_b, W_b, kappa0_b, EA, EI, linear=False, jacobians=True,
+                   maps=None):
     """Internal forces f = ∂U/∂e (n, 12), tangent stiffness K = ∂²U/∂e² (n, 12, 12) and
     energy U (n,) of cable elements e (n, 12); axial terms on their Gauss points
     (shape derivatives dH_a, ddH_a (n, g_a, 4), weights W_a = w L c₀, reference stretch
-    c0_a), bending terms on theirs (κ₀ = kappa0_b).  Returns (f, K, U); K is None
-    without ``jacobians``."""
+    c0_a), bending terms on theirs (κ₀ = kappa0_b).  ``maps``: the constant strain maps
+    (Ba, Bb) of ``strain_maps`` if precomputed.  Returns (f, K, U); K is None without
+    ``jacobians``."""
     a, _ = _gradients(e, dH_a, ddH_a)
     psi_a, g_a, H_a = _axial(a, c0_a, EA, jacobians)
     a2, b2 = _gradients(e, dH_b, ddH_b)
     psi_b, g_b, H_b = _bending(a2, b2, kappa0_b, EI, linear, jacobians)
     U = np.einsum("ng,ng->n", W_a, psi_a) + np.einsum("ng,ng->n", W_b, psi_b)
-    f = np.einsum("ng,ngk,ngi->nki", W_a, dH_a, g_a)
-    Bb = np.stack([dH_b, ddH_b], 2)                                   # (n, g, 2, 4)
-    f += np.einsum("ng,ngpk,ngpi->nki", W_b, Bb, g_b.reshape(g_b.shape[:2] + (2, 3)))
-    f = f.reshape(len(e), 12)
+    Ba, Bb = strain_maps(dH_a, dH_b, ddH_b) if maps is None else maps
+    f = (np.einsum("ng,ngi,ngij->nj", W_a, g_a, Ba) + np.einsum("ng,ngi,ngij->nj", W_b, g_b, Bb))
     if not jacobians:
         return f, None, U
-    K = np.einsum("ng,ngk,ngl,ngij->nkilj", W_a, dH_a, dH_a, H_a)
-    K += np.einsum("ng,ngpk,ngql,ngpiqj->nkilj", W_b, Bb, Bb, H_b.reshape(H_b.shape[:2] + (2, 3, 2, 3)),
-                   optimize=True)
-    return f, K.reshape(len(e), 12, 12), U
+    BaT, BbT = np.swapaxes(Ba, -1, -2), np.swapaxes(Bb, -1, -2)
+    K = (BaT @ (W_a[..., None, None] * H_a) @ Ba).sum(1) + (BbT @ (W_b[..., None, None] * H_b) @ Bb).sum(1)
+    return f, K, U
+
+
+def strain_maps(dH_a: np.ndarray, dH_b: np.ndarray, ddH_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Ba (n, g_a, 3, 12) with r′ = Ba e at the axial points and Bb (n, g_b, 6, 12) with
+    (r′, r″) = Bb e at the bending points (constant per element)."""
+    return _strain_map(dH_a), np.concatenate([_strain_map(dH_b), _strain_map(ddH_b)], 2)
+
+
+def _strain_map(dH: np.ndarray) -> np.ndarray:
+    """B (n, g, 3, 12) with B e = Σ_k dH_k e_k (e_k the 3-blocks of e): B = [dH_k I₃]."""
+    n, g, _ = dH.shape
+    return (dH[:, :, None, :, None] * np.eye(3)[None, None, :, None, :]).reshape(n, g, 3, 12)
 
 
 # --------------------------------------------------------------------------- groups
@@ -184,12 +197,14 @@ class CableElasticGroup(ForceGroup):
         self.r = rules          # arrays per element: dH_a, ddH_a, W_a, c0_a, dH_b, ddH_b, W_b, kappa0_b, …
         self.EA, self.EI = np.asarray(EA, float), np.asarray(EI, float)
         self.linear = bool(linear)                              # one bending form per group
+        self.maps = strain_maps(rules["dH_a"], rules["dH_b"], rules["ddH_b"])
         self.stage = 1          # structural forces after the applied loads (summation order)
 
     def _forces(self, qe, jacobians):
         r = self.r
         return elastic_forces(qe[self.config_index], r["dH_a"], r["ddH_a"], r["W_a"], r["c0_a"], r["dH_b"],
-                              r["ddH_b"], r["W_b"], r["kappa0_b"], self.EA, self.EI, self.linear, jacobians)
+                              r["ddH_b"], r["W_b"], r["kappa0_b"], self.EA, self.EI, self.linear, jacobians,
+                              self.maps)
 
     def evaluate(self, qe, ve, t, jacobians=True):
         f, K, _ = self._forces(qe, jacobians)
@@ -262,7 +277,7 @@ class AncfCableFormulation(BeamFormulation):
     name = "ancf-cable"
     kind = ANCF_CABLE
     summary = "gradient-deficient ANCF cable: positions and slopes, cubic Hermite elements"
-    options = {"bending": "curvature"}
+    options: ClassVar[dict[str, Any]] = {"bending": "curvature"}
 
     def default_integration(self, order, interpolation):
         return "full"
@@ -349,7 +364,7 @@ class AncfCableFormulation(BeamFormulation):
         for (_, linear), parts in elastic.items():
             nm, dof, cfg, c, EA, EI = zip(*parts)
             rule = {key: np.concatenate([r[key] for r in c]) for key in c[0]}
-            groups.append(CableElasticGroup(sum(nm, []), np.concatenate(dof), np.concatenate(cfg), rule,
+            groups.append(CableElasticGroup([x for names_e in nm for x in names_e], np.concatenate(dof), np.concatenate(cfg), rule,
                                             np.concatenate(EA), np.concatenate(EI), linear))
         return groups
 

@@ -15,7 +15,7 @@ Registered today: ``se3`` and ``r3r3`` (:mod:`.exact`, geometrically exact beams
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -40,7 +40,7 @@ class BeamFormulation:
     #: one line for error messages and the docs
     summary: str = ""
     #: the element's options beyond the common keys, with their defaults (e.g. ``bending``)
-    options: dict[str, Any] = {}
+    options: ClassVar[dict[str, Any]] = {}
 
     def check(self, what: str, name: str, order: int, interpolation: str, integration: str,
               options: dict[str, Any]) -> None:

@@ -25,6 +25,7 @@ from ..spec import Axis, PairSpec, Point, TimeFunctionSpec, point3, time_functio
 from ..timefunctions import ConstantSpeed, Polynomial
 from . import joints as J
 from .dot import DotConstraintGroup, TimeLaw, angle_law, offset_law
+from .mixed import build_mixed_points, mixable
 
 
 def _frames(system, element):
@@ -48,6 +49,8 @@ def _check_slots(kind, element, equations):
 def build_dot_constraints(elements, system):
     """One DotConstraintGroup per node kind: every equation of every joint and driver of
     that kind, in model order (builder of all joint and driver types)."""
+    across = [e for e in elements if e.type.joins_kinds(e.bodies)]
+    elements = [e for e in elements if not e.type.joins_kinds(e.bodies)]
     kinds = {id(e): pair_kind(e) for e in elements}
     groups = []
     for kind in system.kinds:
@@ -70,7 +73,7 @@ def build_dot_constraints(elements, system):
             dofs = np.repeat(system.pair_dofs(owners, kind), counts, axis=0)
             cfgs = np.repeat(system.pair_config(owners, kind), counts, axis=0)
             groups.append(DotConstraintGroup(kind, eqs, dofs, laws, cfgs))
-    return groups
+    return groups + (build_mixed_points(across, system) if across else [])
 
 
 class JointType(ElementType):
@@ -160,6 +163,10 @@ class SphericalType(JointType):
     Spec = Spherical
     name = "spherical"
     sample_spatial = dict(at=(0.5, 0, 0.3))   # between planar bodies it is the revolute joint
+
+    def joins_kinds(self, bodies):
+        """Between nodes of two vector kinds (constraints/mixed.py)."""
+        return mixable(bodies)
 
     def equations(self, e, fi, fj, kind):
         return J.spherical(e.name, fi, fj, e.data["at"], kind == PLANAR, body_frame=_body_frame(e, fi, fj, kind))

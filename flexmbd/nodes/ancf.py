@@ -39,7 +39,7 @@ import numpy as np
 from ..errors import ModelError
 from ..lie import quat_from_matrix
 from ..rotations import skew
-from .base import CONSTANT, POINT, VECTOR, MarkerSet, NodeKind
+from .base import MarkerSet, NodeKind
 
 _EYE = np.eye(3)
 

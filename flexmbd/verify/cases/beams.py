@@ -15,6 +15,7 @@ import flexmbd as fm
 from ...beams.geometry import CircularArc
 from ...beams.sections import Section
 from ...lie import quat_to_rotvec
+from ...rotations import rotation_matrix
 from ..registry import case, compare
 
 SECTION = Section.rectangle(0.01, 0.01, E=2.1e11, nu=0.3)
@@ -38,7 +39,11 @@ def cantilever(shape, elements, force=None, **beam):
         b = m.beam("rod", section=SECTION, elements=elements, start=(0, 0, 0), end=(1, 0, 0), **beam)
     else:
         b = m.beam("rod", section=SECTION, elements=elements, geometry=QUARTER, **beam)
-    m.fixed(fm.GROUND, b.first, name="clamp")
+    if b.first.kind.rotations:
+        m.fixed(fm.GROUND, b.first, name="clamp")
+    else:   # ANCF cable: position and slope direction, a revolute joint about the tangent
+        tangent = rotation_matrix(np.asarray(b.first.orientation, dtype=float))[:, 0]
+        m.revolute(fm.GROUND, b.first, at=b.first.position, axis=tangent, name="clamp")
     m.force(b.last, FORCE[shape] if force is None else force, at=b.last.position, name="tip_force")
     return m, b
 
@@ -75,6 +80,20 @@ def straight_cantilever():
       "B31 0.6138 m, SE(3) beams of 1st and 3rd order and NURBS")
 def curved_cantilever():
     return _cantilever_case("curved")
+
+
+@case("p3-straight-cantilever-ancf-cable", description="P3's straight cantilever with 16 ANCF cable elements "
+      "(revolute clamp about the axis): tip z vs ABAQUS B31 0.5143 m and flexmbd's converged SE(3) 0.51426 m")
+def straight_cantilever_ancf_cable():
+    m, b = cantilever("straight", 16, formulation="ancf-cable")
+    res = solve(m)
+    z = tip_displacement(res, b)[2] if res.success else np.nan
+    name = "p3-straight-cantilever-ancf-cable"
+    # the cable has no shear flexibility, EI/(k GA L²) ≈ 3e-5 of the SE(3) beam's deflection
+    return [compare(name, f"tip z, ANCF cable, {b.dofs} DOF", ABAQUS["straight"], z, unit="m", tolerance=1e-3,
+                    source=SOURCE),
+            compare(name, "tip z vs SE(3) converged", 0.51426, z, unit="m", tolerance=1e-4,
+                    source="flexmbd SE(3), docs/verification-beams.md")]
 
 
 @case("p3-pure-bending", description="tip moment −π EI/(2L) on the straight cantilever: tip rotation −π/2 with one "
