@@ -29,6 +29,7 @@ ELEMENT_MODULES = (
 BEAM_FORMULATION_MODULES = (
     "flexmbd.beams.exact",
     "flexmbd.beams.ancf_cable",
+    "flexmbd.beams.ancf_formulation",
 )
 
 set_module_order(list(ELEMENT_MODULES))

@@ -167,8 +167,10 @@ class Model:
         updated multiplicatively by body-frame rotation-vector increments, velocities
         [Ṙ, Ω] with Ω in body axes, no normalisation constraint; kind ``spatial-lie``) or
         ``"se3"`` (a frame on SE(3): body-frame twist velocities (U, Ω) and increments
-        H exp(Δ); kind ``se3``, the kind of beam nodes — use it for bodies joined to beams).
-        Joints and force elements connect bodies of the same kind only.
+        H exp(Δ); kind ``se3``, the kind of beam nodes — use it for bodies joined to beams)
+        or ``"ancf"`` (natural coordinates: centre of mass and body axes with six rigidity
+        constraints and a constant mass matrix; kind ``ancf`` — use it for bodies joined to
+        ANCF beams).  Joints and force elements connect bodies of the same kind only.
         """
         return self._add("rigid", name, mass=mass, inertia=inertia, position=position, orientation=orientation,
                          velocity=velocity, angular_velocity=angular_velocity, parameterization=parameterization)
@@ -181,13 +183,16 @@ class Model:
 
     def beam(self, name=None, *, section, elements, geometry=None, start=None, end=None, e2=None, order=1,
              formulation="se3", integration: str | None = None, interpolation="lagrange", velocity=(0, 0, 0),
-             angular_velocity=(0, 0, 0), about=None, bending=None):
+             angular_velocity=(0, 0, 0), about=None, bending=None, locking=None):
         """A beam of ``elements`` elements: geometrically exact on SE(3) nodes
         (``formulation="se3"``) or on R³×R³ nodes (``formulation="r3r3"``: positions and
         total rotation vectors, two-node elements only; see docs/elements/beam-r3r3.md), or
         an ANCF cable (``formulation="ancf-cable"``: positions and slopes, cubic Hermite
         elements, no shear or torsion; ``bending`` "curvature" (default) or "linear";
-        docs/elements/beam-ancf-cable.md).  Formulations are plug-ins
+        docs/elements/beam-ancf-cable.md), or a fully parameterized ANCF beam
+        (``formulation="ancf"``: positions and three gradients per node, continuum elastic
+        forces; ``locking`` "strain-split" (default) or "plain"; docs/elements/beam-ancf.md).
+        Formulations are plug-ins
         (:mod:`flexmbd.beams.formulations`).
 
         ``geometry``: the stress-free reference curve (``flexmbd.beams.StraightLine``,
@@ -209,7 +214,7 @@ class Model:
         return self._add("beam", name, section=section, elements=elements, geometry=geometry, start=start, end=end,
                          e2=e2, order=order, formulation=formulation, integration=integration,
                          interpolation=interpolation, velocity=velocity, angular_velocity=angular_velocity,
-                         about=about, bending=bending)
+                         about=about, bending=bending, locking=locking)
 
     # ------------------------------------------------------------ joints
     def spherical(self, i, j, at, name=None):

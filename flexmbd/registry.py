@@ -236,7 +236,11 @@ def _check_kinds(what: str, name: str, bodies, keys) -> None:
     if any(k.has_branches for k in kinds):
         hint = ("; nodes of R³×R³ beams (formulation='r3r3', kind r3r3) connect only to other R³×R³ "
                 "nodes and ground; use formulation='se3' to join a beam to rigid bodies")
-    elif any(not k.rotations for k in kinds) or any(k.name == "ancf" for k in kinds):
+    elif any(k.name == "ancf" for k in kinds):
+        hint = ("; rigid bodies joined to the nodes of ANCF beams (kind ancf) by any joint need parameterization "
+                "ancf (parameterization='ancf' in Python); rigid bodies on Euler parameters "
+                "(parameterization='quaternion') join ANCF nodes through spherical joints only")
+    elif any(not k.rotations for k in kinds):
         hint = ("; ANCF nodes join rigid bodies on Euler parameters (parameterization='quaternion') through "
                 "spherical joints only")
     elif any(k.name == "se3" for k in kinds):

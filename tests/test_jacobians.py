@@ -47,15 +47,25 @@ def r3r3_nodes(m):
 
 
 def ancf_nodes(m):
-    """Two bare fully parameterized ANCF nodes in tilted frames (their elements are
-    another module's; here they carry every sample: markers x = r + F u are linear)."""
-    from flexmbd.bodies.rigid import Body
-    from flexmbd.lie import quat_from_matrix, so3_exp
-    from flexmbd.nodes import ANCF
+    """Two fully parameterized ANCF beams with mass (strain-split and plain forms, one on a
+    quarter circle) whose end nodes play the bodies a and b: their elastic, inertia and
+    weight groups join the samples (markers x = r + F u are linear), and a rigid body on
+    ANCF coordinates hinged to p (its mass and rigidity groups)."""
+    from flexmbd.beams import CircularArc
+    from flexmbd.beams.sections import Section
+    from flexmbd.lie import so3_exp
 
-    A = so3_exp(np.array([[0.3, 0.5, -0.2], [0.1, -0.4, 0.6]]))
-    return tuple(m.add_node(Body(nm, ANCF, 0.0, np.zeros((3, 3)), np.array(x), quat_from_matrix(R)))
-                 for nm, x, R in (("a", (0.1, 0.2, 0.3), A[0]), ("b", (1.0, -0.2, 0.4), A[1])))
+    sec = Section.rectangle(0.05, 0.03, E=2e4, nu=0.3, rho=800.0)   # soft: F stays O(1)
+    p = m.beam("p", section=sec, elements=2, start=(-0.4, 0.1, 0.7), end=(0.1, 0.2, 0.3), e2=(0, 1, 1),
+               formulation="ancf")
+    r = m.beam("r", section=sec, elements=2, geometry=CircularArc((1.0, -0.2, 0.4), 0.5, 0.3, 1.5, normal=(1, 2, 3)),
+               formulation="ancf", locking="plain")
+    # a rigid body on ANCF coordinates (natural coordinates, six rigidity constraints) on p's first node
+    c = m.rigid_body("c", mass=1.2, inertia=[[0.3, 0.01, 0.0], [0.01, 0.2, 0.02], [0.0, 0.02, 0.25]],
+                     position=(-0.5, 0.2, 0.8), orientation=so3_exp(np.array([0.2, -0.3, 0.4])),
+                     parameterization="ancf")
+    m.revolute(p.first, c, at=(-0.4, 0.1, 0.7), axis=(0, 1, 1), name="hinge_c")
+    return p.last, r.first
 
 
 def cable_model(m):
@@ -236,7 +246,7 @@ def test_constraint_derivatives(kind, seed, t):
     for g0 in sys.constraint_groups:
         g = detached(g0)
         X, V = qe[g0.config_index], ve[g0.dof_index]
-        kd = g.kind if isinstance(g, DotConstraintGroup) else fm.nodes.SPATIAL  # normalisation
+        kd = g.kind             # dot products of every kind; Euler-parameter normalisation; ANCF rigidity
         lam = rng.standard_normal(len(g))
         what = [f"{o} ({lab})" for o, lab in zip(g.owner, g.label)]
         Phi, Jq = g.evaluate(X.ravel(), t)

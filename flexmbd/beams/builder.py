@@ -31,7 +31,7 @@ from .section_specs import SECTION_SHAPES, Arc, beam_section, section_data
 from .sections import Section
 
 #: keys of ``beams:`` entries that only some formulations take (``BeamFormulation.options``)
-BEAM_OPTIONS = ("bending",)
+BEAM_OPTIONS = ("bending", "locking")
 
 
 @dataclass
@@ -144,7 +144,11 @@ class BeamSpec(SpecBase):
                              description="beam formulation: se3 (SE(3) nodes), r3r3 (positions and total "
                                          "rotation vectors, first-order Lagrange elements only), ancf-cable "
                                          "(gradient-deficient ANCF: positions and slopes, cubic Hermite elements), "
-                                         "or another registered one (flexmbd.beams.formulations)")
+                                         "ancf (fully parameterized ANCF: positions and three gradients, continuum "
+                                         "elastic forces), or another registered one (flexmbd.beams.formulations)")
+    locking: Optional[Literal["strain-split", "plain"]] = Field(
+        None, description="ancf only: strain-split (default: the Poisson coupling from the centre-line strains, "
+                          "against Poisson locking) or plain (the continuum form, which locks for nu > 0)")
     bending: Optional[Literal["curvature", "linear"]] = Field(
         None, description="ancf-cable only: bending energy from the curvature |r′ × r″|/|r′|³ (curvature, the "
                           "default) or the small-strain form ½ EI r″·r″ (linear; straight references)")

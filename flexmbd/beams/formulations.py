@@ -10,8 +10,8 @@ registered by name (:func:`register_formulation`) from its own module; the modul
 listed in ``flexmbd.catalog`` (``BEAM_FORMULATION_MODULES``), so a new formulation is one
 module plus one line there (docs/adding-an-element.md, "A new beam formulation").
 
-Registered today: ``se3`` and ``r3r3`` (:mod:`.exact`, geometrically exact beams) and
-``ancf-cable`` (:mod:`.ancf_cable`).
+Registered today: ``se3`` and ``r3r3`` (:mod:`.exact`, geometrically exact beams),
+``ancf-cable`` (:mod:`.ancf_cable`) and ``ancf`` (:mod:`.ancf_formulation`).
 """
 from __future__ import annotations
 

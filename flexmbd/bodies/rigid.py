@@ -37,11 +37,12 @@ from pydantic import BeforeValidator, ConfigDict, Field, field_validator, model_
 from pydantic_core import PydanticCustomError
 
 from ..constraints.normalization import NormalizationGroup
+from .ancf_rigid import AncfBodyGroup, RigidityGroup
 from ..errors import ModelError
 from ..forces.loads import GravityGroup
 from ..groups import CompiledSlot, InertiaGroup, float_array, int_array
 from ..kernels import AVAILABLE as USE_KERNELS
-from ..nodes import PLANAR, ROTATION, SE3, SPATIAL, NodeKind
+from ..nodes import ANCF, PLANAR, ROTATION, SE3, SPATIAL, NodeKind
 from ..registry import Element, ElementType, register
 from ..lie import quat_from_matrix
 from ..rotations import DG, G_matrix, quaternion_from_axis_angle, skew
@@ -320,11 +321,13 @@ class RigidBody(SpecBase):
         None, description="initial orientation (default: aligned with the global axes)")
     velocity: Vec3 = Field([0.0, 0.0, 0.0], description="initial velocity of the centre of mass [m/s]")
     angular_velocity: Vec3 = Field([0.0, 0.0, 0.0], description="initial angular velocity, global axes [rad/s]")
-    parameterization: Literal["quaternion", "rotation", "se3"] = Field(
+    parameterization: Literal["quaternion", "rotation", "se3", "ancf"] = Field(
         "quaternion", description="quaternion (Euler parameters with their normalisation constraint), rotation "
                                   "(unit quaternion updated by body-frame rotation vectors, no normalisation "
-                                  "constraint) or se3 (a Lie-group frame, as beam nodes: bodies joined to beam nodes "
-                                  "must use se3)")
+                                  "constraint), se3 (a Lie-group frame, as beam nodes: bodies joined to se3 beam nodes "
+                                  "must use se3) or ancf (natural coordinates: the centre of mass and the three body "
+                                  "axes with six rigidity constraints, as the nodes of ancf beams: bodies joined to "
+                                  "them must use ancf)")
 
     @field_validator("inertia")
     @classmethod
@@ -350,7 +353,7 @@ class PlanarBody(SpecBase):
 
 #: the inertia group of rigid bodies by node kind
 _INERTIA_GROUPS = {SPATIAL: SpatialBodyGroup, PLANAR: PlanarBodyGroup, ROTATION: RotationBodyGroup,
-                   SE3: FrameBodyGroup}
+                   SE3: FrameBodyGroup, ANCF: AncfBodyGroup}
 
 
 def build_rigid_bodies(elements, system):
@@ -373,6 +376,9 @@ def build_rigid_bodies(elements, system):
     spatial = [b for b in bodies if b.kind == SPATIAL]
     if spatial:
         groups.append(NormalizationGroup(spatial, system.dof_rows(spatial, SPATIAL), system.config_rows(spatial, SPATIAL)))
+    natural = [b for b in bodies if b.kind == ANCF]
+    if natural:
+        groups.append(RigidityGroup(natural, system.dof_rows(natural, ANCF), system.config_rows(natural, ANCF)))
     return groups
 
 
@@ -428,7 +434,7 @@ class RigidBodyType(_BodyType):
     def node(self, model, spec, name):
         J = check_inertia(spec.inertia)
         p = np.array([1.0, 0, 0, 0]) if spec.orientation is None else spec.orientation.quaternion_value()
-        kind = {"quaternion": SPATIAL, "rotation": ROTATION, "se3": SE3}[spec.parameterization]
+        kind = {"quaternion": SPATIAL, "rotation": ROTATION, "se3": SE3, "ancf": ANCF}[spec.parameterization]
         return Body(name, kind, float(spec.mass), J, np.array(spec.position, dtype=float), p,
                     np.array(spec.velocity, dtype=float), np.array(spec.angular_velocity, dtype=float))
 

@@ -277,7 +277,7 @@ class FixedType(JointType):
 
     def equations(self, e, fi, fj, kind):
         at = e.data["at"] if e.data["at"] is not None else fj.R
-        return J.fixed(e.name, fi, fj, at, kind == PLANAR)
+        return J.fixed(e.name, fi, fj, at, kind == PLANAR, kind.gradient_axes)
 
 
 class PointOnLine(PairSpec):

@@ -110,7 +110,18 @@ def point_in_plane(owner, fi, fj, at, normal):
     return [_dot2(owner, "point of j in plane of i", fi.vector(normal), fj.point(at), fi.point(at))]
 
 
-def fixed(owner, fi, fj, at, planar=False):
+def fixed(owner, fi, fj, at, planar=False, gradient_axes=False):
+    """Point coincidence and no relative rotation: three dot products of the axes.  For
+    nodes whose axes are gradients (``NodeKind.gradient_axes``, fully parameterized ANCF:
+    x = r + [r_x r_y r_z] u), perpendicular axes would leave the gradients' stretch and
+    shear free, so the weld makes every axis of j equal to that of i along the global
+    axes, (a_j − a_i)·e_m = 0 (9 equations; to ground: r and all gradients fixed, the
+    ANCF clamp)."""
+    if gradient_axes:
+        return spherical(owner, fi, fj, at) + [
+            Equation(owner, f"axis {'xyz'[k]} equal along {'xyz'[m]}",
+                     [_term(fj.vector(AXES[k]), fi.vector(AXES[k]), _CONST_AXES[m])])
+            for k in range(3) for m in range(3)]
     if planar:
         return spherical(owner, fi, fj, at, planar=True) + [
             _dot1(owner, "no relative rotation", fi.vector(AXES[0]), fj.vector(AXES[1]))

@@ -44,8 +44,9 @@ class P3Model:
 
     @property
     def dofs(self):
-        """P3's DOF count: 6 per beam node (rigid bodies not counted)."""
-        return sum(6 * len(b.nodes) for b in self.rods)
+        """P3's DOF count: the beams' unknowns (6 per SE(3) node, 12 per ANCF node; rigid
+        bodies not counted)."""
+        return sum(b.dofs for b in self.rods)
 
 
 def crank_slider(which="I", elements=(4, 6), formulation="se3", integration=None, slider_mass=0.1, order=1,
@@ -59,7 +60,7 @@ def crank_slider(which="I", elements=(4, 6), formulation="se3", integration=None
     rod = m.beam("rod", elements=elements[1], start=(0.3, 0, 0), end=(0.8, 0, 0), **kw)
     # a small cube of the given mass (its size does not enter P3's data)
     slider = m.rigid_body("slider", mass=slider_mass, inertia=np.full(3, slider_mass * 0.02**2 / 6),
-                          position=(0.8, 0, 0), parameterization="se3")
+                          position=(0.8, 0, 0), parameterization="ancf" if formulation == "ancf" else "se3")
     m.spherical(fm.GROUND, crank.first, at=(0, 0, 0), name="bearing")
     m.spherical(crank.last, rod.first, at=(0.3, 0, 0), name="crank_pin")
     m.revolute(rod.last, slider, at=(0.8, 0, 0), axis=(0, 0, 1), name="wrist_pin")

@@ -139,6 +139,7 @@ class AncfKind(_AncfKind):
     nq = 12
     nv = 12
     n_gradients = 3
+    gradient_axes = True
     coordinate_names = ("x", "y", "z", "rx_x", "rx_y", "rx_z", "ry_x", "ry_y", "ry_z", "rz_x", "rz_y", "rz_z")
     velocity_names = coordinate_names
     ground_q = np.r_[np.zeros(3), _EYE.ravel()]

@@ -88,6 +88,10 @@ class NodeKind:
     marker_class: ClassVar[type[MarkerSet]] = MarkerSet
     #: the node has an orientation that torques act on (False: ANCF cable nodes)
     rotations: ClassVar[bool] = True
+    #: the node's axes (direction markers) are gradients that stretch and shear (fully
+    #: parameterized ANCF) rather than a rotated frame: a ``fixed`` joint then makes the
+    #: two sides' axes equal (9 equations) instead of keeping them perpendicular (3)
+    gradient_axes: ClassVar[bool] = False
 
     # ----------------------------------------------------------------- identity
     @property
