@@ -39,7 +39,7 @@ section cannot represent the transverse strain ∝ −ν κ y of bending, so the
 continuum form (``"plain"``) bends with the plane-strain modulus λ + 2μ instead of E
 (1.346 E at ν = 0.3).  The strain-split method (Gerstmayr, Matikainen & Mikkola, "A
 geometrically exact beam element based on the absolute nodal coordinate formulation",
-Multibody Syst. Dyn. 20 (2008) 359-384, section 3; P3 of ../shared/PAPERS.md) writes
+Multibody Syst. Dyn. 20 (2008) 359-384, section 3; used in P3, Tang et al. 2021) writes
 W = W₀ + W_ν with W₀ the energy with the Poisson coupling removed (normal stiffness E,
 shear stiffness G) and W_ν = W − W₀ the coupling, and integrates W₀ over the volume and
 W_ν with the centre-line strain E(x, 0, 0) only:
