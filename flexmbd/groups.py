@@ -320,6 +320,9 @@ def tangent_map(kinds_rows, n_ext: int):
         Text[rows, :kind.nv, :kind.nv] = T
 
     def right(g, B):
+        sides = getattr(g, "side_kinds", None)
+        if sides is not None:                  # a group joining nodes of different kinds
+            return _right_by_side(Text, g, B, sides)
         kind = getattr(g, "kind", None)
         if kind is None or kind.additive:
             return B
@@ -329,6 +332,20 @@ def tangent_map(kinds_rows, n_ext: int):
         Bb = B.reshape(n_el, r, -1, k).transpose(0, 2, 1, 3)         # (n_el, bodies, r, k)
         return np.matmul(Bb, Tg).transpose(0, 2, 1, 3).reshape(B.shape)
     return right
+
+
+def _right_by_side(Text, g, B, sides):
+    """B's column blocks of a group whose elements join one node of each kind in ``sides``
+    (columns in that order), each Lie-group side times its node's T(Δ)."""
+    out, col = B, 0
+    for kind in sides:
+        k = kind.nv
+        if not kind.additive:
+            Tg = Text[g.dof_index[:, col]][:, :k, :k]                    # (n_el, k, k)
+            out = out.copy() if out is B else out
+            out[..., col:col + k] = np.matmul(B[..., col:col + k], Tg)
+        col += k
+    return out
 
 
 __all__ = ["JACOBIAN_TERMS", "P1_PARTS", "jacobian_terms", "EvalContext", "Contribution", "Group", "InertiaGroup", "ForceGroup",

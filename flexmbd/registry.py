@@ -238,14 +238,13 @@ def _check_kinds(what: str, name: str, bodies, keys) -> None:
                 "nodes and ground; use formulation='se3' to join a beam to rigid bodies")
     elif any(k.name == "ancf" for k in kinds):
         hint = ("; rigid bodies joined to the nodes of ANCF beams (kind ancf) by any joint need parameterization "
-                "ancf (parameterization='ancf' in Python); rigid bodies on Euler parameters "
-                "(parameterization='quaternion') join ANCF nodes through spherical joints only")
+                "ancf (parameterization='ancf' in Python); nodes of other spatial kinds (rigid bodies, SE(3) "
+                "beam nodes) join ANCF nodes through spherical joints only")
     elif any(not k.rotations for k in kinds):
-        hint = ("; ANCF nodes join rigid bodies on Euler parameters (parameterization='quaternion') through "
-                "spherical joints only")
+        hint = "; ANCF cable nodes join nodes of other spatial kinds through spherical joints only"
     elif any(k.name == "se3" for k in kinds):
-        hint = ("; rigid bodies joined to beam nodes (kind se3) need parameterization se3 "
-                "(parameterization='se3' in Python)")
+        hint = ("; rigid bodies joined to beam nodes (kind se3) by joints other than spherical need "
+                "parameterization se3 (parameterization='se3' in Python)")
     raise ModelError(f"{what}: connects a {names} body, which is not supported ({which}; joints and force "
                      f"elements connect bodies of one kind){hint}", element=name, key=nodes[-1][1])
 

@@ -313,9 +313,8 @@ def test_spherical_joint_between_a_rigid_body_and_a_cable_node():
     m2 = fm.Model()
     b2 = m2.rigid_body("b", mass=1.0, inertia=(1, 1, 1), parameterization="se3")
     r2 = m2.beam("rod", section=sec, elements=1, start=(0, 0, 0), end=(1, 0, 0), formulation="ancf-cable")
-    with pytest.raises(ModelError, match="parameterization='quaternion'"):
-        m2.spherical(b2, r2.first, at=(0, 0, 0))
-    with pytest.raises(ModelError, match="connects"):              # other joints: one kind only
+    m2.spherical(b2, r2.first, at=(0, 0, 0))                      # any spatial kind (test_lie_group)
+    with pytest.raises(ModelError, match="spherical joints only"):  # other joints: one kind only
         m2.revolute(b2, r2.first, at=(0, 0, 0), axis=(1, 0, 0))
     # a crank pinned at the origin carrying the cable: the pinned cable's motion
     m3, rod3 = cable(n=4, section=sec, model=dict(gravity=(0, 0, -9.81)))
@@ -327,3 +326,25 @@ def test_spherical_joint_between_a_rigid_body_and_a_cable_node():
     m4.spherical(fm.GROUND, rod4.first, at=(0, 0, 0), name="pin")
     ref = m4.simulate(t_end=0.5, h=1e-3)
     np.testing.assert_allclose(res["rod.last.position"], ref["rod.last.position"], atol=1e-9)
+
+
+def test_cable_hanging_from_an_se3_beam_by_a_spherical_joint():
+    """A cable pinned to the tip of an SE(3) cantilever (a joint across a Lie-group and a
+    vector kind, constraints/mixed.py): in static equilibrium the pin carries the cable's
+    weight and the clamp the weight of both (closed form: ρ A L g each); the same model
+    runs in dynamics."""
+    sec = Section.rectangle(0.02, 0.02, E=2e9, nu=0.3, rho=800.0)
+    wire = Section.circle(0.02, E=2e9, nu=0.3, rho=800.0)
+    m = fm.Model(gravity=(0, 0, -9.81))
+    arm = m.beam("arm", section=sec, elements=4, start=(0, 0, 0), end=(1, 0, 0))
+    cab = m.beam("cable", section=wire, elements=4, start=(1, 0, 0), end=(1, 0, -1), formulation="ancf-cable")
+    m.fixed(fm.GROUND, arm.first, name="clamp")
+    m.spherical(arm.last, cab.first, at=(1, 0, 0), name="pin")
+    res = m.static_equilibrium(load_steps=2, convergence="increment", tol=1e-10)
+    assert res.success
+    w_arm, w_cable = 800 * 0.02**2 * 9.81, 800 * np.pi * 0.01**2 * 9.81
+    np.testing.assert_allclose(np.abs(res["pin.reaction"][-1]), [0, 0, w_cable], rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(np.abs(res["clamp.reaction"][-1]), [0, 0, w_arm + w_cable], rtol=1e-9, atol=1e-9)
+    dyn = m.simulate(t_end=0.02, h=1e-3)
+    assert dyn.success
+    np.testing.assert_allclose(dyn["cable.first.position"], dyn["arm.last.position"], atol=1e-9)

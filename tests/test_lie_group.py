@@ -68,12 +68,13 @@ def test_layout_separates_configuration_and_increments():
     assert abs(E[-1] - E[0]) < 1e-3 * max(1.0, abs(E[0]))
 
 
-def test_bodies_of_different_spatial_kinds_cannot_be_joined():
+def test_bodies_of_different_spatial_kinds_join_by_spherical_joints_only():
     m = fm.Model()
     a = m.rigid_body("a", mass=1.0, inertia=(1, 1, 1), parameterization="rotation")
     b = m.rigid_body("b", mass=1.0, inertia=(1, 1, 1), position=(1, 0, 0))
+    m.spherical(a, b, at=(0.5, 0, 0), name="mixed")
     with pytest.raises(fm.ModelError, match="connects a spatial and a spatial-lie body"):
-        m.spherical(a, b, at=(0.5, 0, 0), name="mixed")
+        m.revolute(a, b, at=(0.5, 0, 0), axis=(0, 0, 1), name="hinge")
     with pytest.raises(fm.ModelError, match="parameterization"):
         fm.Model().rigid_body(mass=1.0, inertia=(1, 1, 1), parameterization="euler")
 
@@ -283,3 +284,60 @@ def test_newton_matrix_with_tangent_operator_is_the_derivative_along_the_unknown
     # Φ_qᵀ (upper right) is ∂F/∂λ: no tangent operator there
     Jq = sys.constraint_jacobian(sys.extend(sys.increment(qb, delta)), 0.0).toarray()
     np.testing.assert_allclose(A[:n, n:], Jq.T, atol=1e-12)
+
+
+def test_spherical_joints_across_lie_group_and_vector_kinds_have_exact_newton_matrices():
+    """Spherical joints join nodes of different spatial kinds, Lie-group ones included
+    (constraints/mixed.py): an SE(3) beam's tip pinned to an ANCF beam and to a
+    rotation-vector body, that body pinned to an ANCF cable and to an Euler-parameter body.
+    The scattered Newton matrix equals the derivatives of the residual along q ⊕ Δ (each
+    Lie-group side's columns times its T(Δ)), at a state away from the reference."""
+    from flexmbd.beams import Section
+    from flexmbd.system import System
+
+    sec = Section.rectangle(0.02, 0.03, E=2e8, nu=0.3, rho=800.0)
+    m = fm.Model(gravity=(0.3, -9.81, 0.2))
+    beam = m.beam("se3rod", section=sec, elements=2, start=(0, 0, 0), end=(1, 0, 0))
+    ancf = m.beam("ancfrod", section=sec, elements=1, start=(1, 0, 0), end=(1, 1, 0), formulation="ancf")
+    cable = m.beam("cable", section=Section.circle(0.02, E=2e8, nu=0.3, rho=800.0), elements=1,
+                   start=(1, 0, 1), end=(2, 0, 1), formulation="ancf-cable")
+    a = m.rigid_body("a", mass=2.0, inertia=(0.3, 0.4, 0.5), position=(1.0, 0.2, 0.5),
+                     orientation=fm.quaternion_from_axis_angle((1, 2, 3), 0.7), parameterization="rotation")
+    c = m.rigid_body("c", mass=1.0, inertia=(0.2, 0.3, 0.4), position=(1.5, 0.5, 1.0))
+    m.fixed(fm.GROUND, beam.first)
+    m.spherical(beam.last, ancf.first, at=(1, 0, 0))
+    m.spherical(a, beam.last, at=(1, 0, 0))
+    m.spherical(a, cable.first, at=(1, 0, 1))
+    m.spherical(c, a, at=(1.2, 0.3, 0.8))
+    sys = System(m, redundancy="keep")
+    assert {tuple(k.key for k in g.side_kinds) for g in sys.constraint_groups if hasattr(g, "side_kinds")} >= {
+        ("se3", "ancf"), ("spatial-lie", "se3"), ("spatial-lie", "ancf-cable"), ("spatial", "spatial-lie")}
+    rng = np.random.default_rng(11)
+    q = sys.increment(sys.q0, 0.05 * rng.standard_normal(sys.n))
+    v, acc = rng.standard_normal(sys.n), rng.standard_normal(sys.n)
+    lam = rng.standard_normal(sys.m)
+    n, t, eps = sys.n, 0.0, 1e-6
+
+    def central(f):
+        cols = []
+        for i in range(n):
+            dx = np.zeros(n)
+            dx[i] = eps
+            cols.append((f(dx) - f(-dx)) / (2 * eps))
+        return np.array(cols).T
+
+    def dense(A):
+        return A.toarray() if hasattr(A, "toarray") else A
+
+    K = dense(sys.evaluate(q, v, acc, lam, t, cM=0, cD=0, cK=1)[2])
+    num_K = central(lambda x: sys.evaluate(sys.increment(q, x), v, acc, lam, t, matrix=False)[0])
+    num_J = central(lambda x: sys.evaluate(sys.increment(q, x), v, acc, lam, t, matrix=False)[1])
+    for A, N in ((K[:n, :n], num_K), (K[n:, :n], num_J), (K[:n, n:], num_J.T)):
+        assert np.max(np.abs(A - N)) <= 1e-6 * max(1.0, np.max(np.abs(N)))
+    # q = q_b ⊕ Δ with a finite Δ: tangent=Δ gives ∂F/∂Δ and ∂Φ/∂Δ (T(Δ) on each Lie side)
+    delta = 0.3 * rng.standard_normal(n)
+    KT = dense(sys.evaluate(sys.increment(q, delta), v, acc, lam, t, cM=0, cD=0, cK=1, tangent=delta)[2])
+    num_KT = central(lambda x: sys.evaluate(sys.increment(q, delta + x), v, acc, lam, t, matrix=False)[0])
+    num_JT = central(lambda x: sys.evaluate(sys.increment(q, delta + x), v, acc, lam, t, matrix=False)[1])
+    assert np.max(np.abs(KT[n:, :n] - num_JT)) <= 1e-6 * max(1.0, np.max(np.abs(num_JT)))
+    assert np.max(np.abs(KT[:n, :n] - num_KT)) <= 1e-6 * max(1.0, np.max(np.abs(num_KT)))

@@ -165,7 +165,7 @@ class SphericalType(JointType):
     sample_spatial = dict(at=(0.5, 0, 0.3))   # between planar bodies it is the revolute joint
 
     def joins_kinds(self, bodies):
-        """Between nodes of two vector kinds (constraints/mixed.py)."""
+        """Between nodes of two different spatial kinds (constraints/mixed.py)."""
         return mixable(bodies)
 
     def equations(self, e, fi, fj, kind):

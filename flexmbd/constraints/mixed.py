@@ -1,5 +1,5 @@
-"""Spherical joints between nodes of two different vector kinds (a rigid body on Euler
-parameters and an ANCF cable node, say).
+"""Spherical joints between nodes of two different spatial kinds (a rigid body and an
+ANCF cable node, an SE(3) beam node and an ANCF beam node, say).
 
 The dot-product engine (:mod:`.dot`) evaluates one node kind per group; a point joint
 between kinds K_i and K_j is three equations along the global axes,
@@ -9,7 +9,11 @@ between kinds K_i and K_j is three equations along the global axes,
 with Φ_q = [−e_kᵀ J_i, e_kᵀ J_j], λ_k ∂²φ_k/∂q² = blockdiag(−C_i(λ_k e_k), C_j(λ_k e_k))
 (C the kinds' marker ``contract``) and γ_k = −e_k · (∂(J_j v_j)/∂q v_j − ∂(J_i v_i)/∂q v_i)
 (``dJv``): the same exact derivatives as every marker-based joint, one group per pair
-of kinds.  Both kinds must be additive (q ⊕ Δ = q + Δ), so no tangent operator applies.
+of kinds.  Markers give their Jacobians along each kind's increments (q ⊕ Δ), so the
+equations hold for Lie-group kinds too; the group names its two kinds
+(``side_kinds``) and the Newton matrix multiplies each Lie-group side's columns by that
+node's T(Δ) (:func:`flexmbd.groups.tangent_map`).  Planar nodes move in a plane of their
+own and are not joined to spatial ones.
 """
 from __future__ import annotations
 
@@ -25,8 +29,7 @@ _AXES = ("x", "y", "z")
 def mixable(bodies) -> bool:
     """Two non-ground nodes of different kinds that a point joint across kinds can join."""
     nodes = [b for b in bodies if b is not GROUND]
-    return (len(nodes) == 2 and nodes[0].kind != nodes[1].kind
-            and all(b.kind.additive and b.kind != PLANAR for b in nodes))
+    return len(nodes) == 2 and nodes[0].kind != nodes[1].kind and all(b.kind != PLANAR for b in nodes)
 
 
 class MixedPointGroup(ConstraintGroup):
@@ -34,8 +37,9 @@ class MixedPointGroup(ConstraintGroup):
     ``kind_j``: three equations per joint (module docstring)."""
 
     def __init__(self, kind_i, kind_j, owners, dof_index, config_index, u_i, u_j, axes):
-        self.kind = kind_i if kind_i.nv >= kind_j.nv else kind_j   # both additive: no tangent map
+        self.kind = kind_i if kind_i.nv >= kind_j.nv else kind_j
         self.kind_i, self.kind_j = kind_i, kind_j
+        self.side_kinds = (kind_i, kind_j)     # columns: node i's increments, then node j's
         self.owner = list(owners)
         self.label = [f"point coincidence along {_AXES[int(np.argmax(a))]}" for a in axes]
         self.dof_index = np.asarray(dof_index, dtype=int)
