@@ -33,6 +33,10 @@ VARIANTS = {
     "r3r3-1": (dict(formulation="r3r3", integration="reduced"), [(9, 15), (18, 30)]),
     "se3-3": (dict(order=3), [(1, 1), (2, 2), (3, 5)]),                 # 48, 84, 156 DOF; reduced (default)
     "se3-3-full": (dict(order=3, integration="full"), [(1, 1), (2, 2), (3, 5)]),   # the default until the locking fix
+    # fully parameterized ANCF (strain split), 12 coordinates per node: 312, 504, 984, 1464 DOF;
+    # long runs, so run them selectively: --models I --only "|ancf|10,14", --models III,IV --only "|ancf|32,48"
+    "ancf": (dict(formulation="ancf"), [(10, 14), (15, 25), (32, 48), (48, 72)]),
+    "ancf-cable": (dict(formulation="ancf-cable"), [(9, 15), (18, 30)]),     # double pendulum only (no torque)
 }
 REFERENCE = "se3-1-ref"
 REUSE = {"I": ("se3-1", (9, 15)), "IV": ("se3-1", (9, 15))}   # P3's Tables 7-8 (Jacobian reuse)

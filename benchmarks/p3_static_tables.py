@@ -1,10 +1,10 @@
 """Rebuild P3's static tables: tip z-displacement of the straight and the quarter-circle
 cantilever for every beam variant at several DOF counts, against ABAQUS B31.
 
-    python -m benchmarks.p3_static_tables [--formulations se3,r3r3,ancf-cable]
+    python -m benchmarks.p3_static_tables [--formulations se3,r3r3,ancf-cable,ancf]
 
 Prints Markdown (used in docs/verification-beams.md and docs/elements/beam-ancf-cable.md).
-DOF = 6 per node (control frame; the cable: r and r_x).
+DOF = 6 per node (control frame; the cable: r and r_x), 12 per fully parameterized ANCF node.
 """
 from __future__ import annotations
 
@@ -37,6 +37,11 @@ VARIANTS = {
         ("ANCF cable, reduced (3 points)", dict(formulation="ancf-cable", integration="reduced"),
          (2, 4, 8, 16, 32, 64)),
     ],
+    "ancf": [
+        ("ANCF fully parameterized, strain split", dict(formulation="ancf"), (4, 8, 16, 32, 64)),
+        ("ANCF fully parameterized, plain (Poisson locking)", dict(formulation="ancf", locking="plain"),
+         (8, 16, 32, 64)),
+    ],
 }
 #: formulations shown for one shape only
 ONLY = {"ancf-cable": ("straight",)}
@@ -63,7 +68,7 @@ def table(shape, formulations):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--formulations", default="se3", help="comma-separated: se3, r3r3, ancf-cable")
+    ap.add_argument("--formulations", default="se3", help="comma-separated: se3, r3r3, ancf-cable, ancf")
     args = ap.parse_args(argv)
     forms = [f.strip() for f in args.formulations.split(",")]
     for shape, title in (("straight", "Straight cantilever, tip force (30, 20, 400) N"),
