@@ -93,6 +93,16 @@ class Result:
             self._cache[name] = self._output(name)
         return self._cache[name]
 
+    def _group_outputs(self, k, group):
+        """Every output of force group ``k`` at every stored step, {name: (steps, n_el, …)},
+        evaluated once (one call per step for all its elements and outputs)."""
+        key = ("group outputs", k)          # not an output name: names are strings
+        if key not in self._cache:
+            sys = self.system
+            rows = [group.outputs(sys.extend(q), sys.extend_velocity(v), t) for t, q, v in zip(self.t, self.q, self.v)]
+            self._cache[key] = {what: np.array([r[what] for r in rows]) for what in group.output_names}
+        return self._cache[key]
+
     def _output(self, name):
         sys = self.system
         if name.startswith("energy."):
@@ -107,12 +117,9 @@ class Result:
         for e in model.elements:
             if e.name == owner and what in e.type.outputs(e, sys):
                 return e.type.output(e, what, self)
-        for g in sys.force_groups:
+        for k, g in enumerate(sys.force_groups):
             if what in g.output_names and owner in g.element_names:
-                i = g.element_names.index(owner)
-                rows = [g.outputs(sys.extend(q), sys.extend_velocity(v), t)[what][i]
-                        for t, q, v in zip(self.t, self.q, self.v)]
-                return np.array(rows)
+                return self._group_outputs(k, g)[what][:, g.element_names.index(owner)]
         if what == "multipliers" and owner in sys.owner_equations:
             return self.multipliers(owner)
         if what in NODE_OUTPUTS and "." in owner:   # an alias of an owned node: rod.last.position
