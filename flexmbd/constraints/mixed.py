@@ -13,7 +13,8 @@ of kinds.  Markers give their Jacobians along each kind's increments (q ⊕ Δ),
 equations hold for Lie-group kinds too; the group names its two kinds
 (``side_kinds``) and the Newton matrix multiplies each Lie-group side's columns by that
 node's T(Δ) (:func:`flexmbd.groups.tangent_map`).  Planar nodes move in a plane of their
-own and are not joined to spatial ones.
+own and are not joined to spatial ones; R³×R³ nodes, whose rotation vectors the solvers
+rescale between steps, join only their own kind (not tested across kinds).
 """
 from __future__ import annotations
 
@@ -29,7 +30,8 @@ _AXES = ("x", "y", "z")
 def mixable(bodies) -> bool:
     """Two non-ground nodes of different kinds that a point joint across kinds can join."""
     nodes = [b for b in bodies if b is not GROUND]
-    return len(nodes) == 2 and nodes[0].kind != nodes[1].kind and all(b.kind != PLANAR for b in nodes)
+    return (len(nodes) == 2 and nodes[0].kind != nodes[1].kind
+            and all(b.kind != PLANAR and not b.kind.has_branches for b in nodes))
 
 
 class MixedPointGroup(ConstraintGroup):
