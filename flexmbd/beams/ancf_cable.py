@@ -47,7 +47,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..errors import ModelError
-from ..groups import ForceGroup, InertiaGroup
+from ..groups import CompiledSlot, ForceGroup, InertiaGroup, float_array, int_array
 from ..nodes import ANCF_CABLE
 from .formulations import BeamFormulation, register_formulation
 from .shape import gauss_legendre
@@ -184,8 +184,10 @@ def _strain_map(dH: np.ndarray) -> np.ndarray:
 
 # --------------------------------------------------------------------------- groups
 class CableElasticGroup(ForceGroup):
-    """Elastic forces of ANCF cable elements (Q = −f, ∂Q/∂q = −K; no compiled slot: the
-    NumPy path, vectorised over elements and Gauss points)."""
+    """Elastic forces of ANCF cable elements (Q = −f, ∂Q/∂q = −K): vectorised over
+    elements and Gauss points in NumPy (``elastic_forces``, the reference), and in one
+    compiled loop in the compiled assembly (slot ``cable_elastic``,
+    flexmbd/kernels/ancf_cable.py)."""
 
     kind = ANCF_CABLE
     output_names = ("strain_energy", "axial_force", "curvature")
@@ -199,6 +201,13 @@ class CableElasticGroup(ForceGroup):
         self.linear = bool(linear)                              # one bending form per group
         self.maps = strain_maps(rules["dH_a"], rules["dH_b"], rules["ddH_b"])
         self.stage = 1          # structural forces after the applied loads (summation order)
+
+    def compiled_slot(self):
+        r = self.r
+        return CompiledSlot("cable_elastic", (
+            int_array(self.config_index), float_array(r["dH_a"]), float_array(r["W_a"]), float_array(r["c0_a"]),
+            float_array(r["dH_b"]), float_array(r["ddH_b"]), float_array(r["W_b"]), float_array(r["kappa0_b"]),
+            float_array(self.EA), float_array(self.EI), int_array(np.full(len(self.EA), int(self.linear)))))
 
     def _forces(self, qe, jacobians):
         r = self.r
@@ -233,6 +242,9 @@ class CableInertiaGroup(InertiaGroup):
         self.config_index = np.asarray(config_index, dtype=int)
         self.M = np.asarray(M, float)
 
+    def compiled_slot(self):
+        return CompiledSlot("cable_inertia", (int_array(self.dof_index), float_array(self.M)))
+
     def inertia_force(self, qb, vb, ab, jacobians=True):
         F = np.einsum("nij,nj->ni", self.M, ab)
         if not jacobians:
@@ -258,6 +270,9 @@ class CableGravityGroup(ForceGroup):
         self.dof_index = np.asarray(dof_index, dtype=int)
         self.config_index = np.asarray(config_index, dtype=int)
         self.Q = np.asarray(Q, float)
+
+    def compiled_slot(self):
+        return CompiledSlot("cable_weight", (float_array(self.Q),))
 
     def evaluate(self, qe, ve, t, jacobians=True):
         return self.Q, None, None
