@@ -218,3 +218,26 @@ def test_ancf_cable_kernel_matches_numpy(curved, bending):
         np.testing.assert_allclose(f, F, rtol=0, atol=1e-12 * np.max(np.abs(F)))
         np.testing.assert_allclose(Kc, K, rtol=0, atol=1e-12 * np.max(np.abs(K)))
         np.testing.assert_allclose(Uc, U, rtol=1e-12, atol=0)
+    # a degenerate state (r′ = 0): non-finite numbers as in NumPy, not an exception
+    compiled_forces(np.zeros(12 * n), np.arange(12 * n).reshape(n, 12), c["dH_a"], c["W_a"], c["c0_a"], c["dH_b"],
+                    c["ddH_b"], c["W_b"], c["kappa0_b"], EA, EI, np.full(n, int(bending == "linear")), True, f, Kc, Uc)
+    assert not np.all(np.isfinite(Kc))
+
+
+def test_ancf_markers_match_numpy():
+    """kernels/markers.py ancf_marker against AncfMarkers.evaluate (flexmbd/nodes/ancf.py)
+    for both ANCF kinds and every marker type (the cable's u2, u3 included: exact on
+    ground's slot)."""
+    from flexmbd.kernels.markers import ancf_marker
+    from flexmbd.nodes import ANCF, ANCF_CABLE
+
+    rng = np.random.default_rng(11)
+    for kind in (ANCF, ANCF_CABLE):
+        mt = np.array([0, 1, 2, 3] * 3)
+        q, u = rng.standard_normal((len(mt), kind.nq)), rng.standard_normal((len(mt), 3))
+        X, JJ = kind.markers(u, mt).evaluate(q)
+        x, J = np.empty(3), np.empty((3, kind.nv))
+        for s in range(len(mt)):
+            ancf_marker(q[s], u[s], mt[s], x, J)
+            np.testing.assert_allclose(x, X[s], rtol=1e-15, atol=1e-15)
+            np.testing.assert_array_equal(J, JJ[s])

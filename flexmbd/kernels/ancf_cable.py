@@ -4,7 +4,10 @@ The formulas (energy, its gradient and Hessian in y = (r′, r″), the contract
 the Hermite shape derivatives) are those of the module docstring of
 :mod:`flexmbd.beams.ancf_cable`, whose NumPy ``elastic_forces`` is the reference
 (tests/test_kernels.py compares the two); here one loop over elements × Gauss points
-accumulates f and K without temporaries.
+accumulates f and K without temporaries.  The element functions divide with NumPy's
+semantics (``error_model="numpy"``: inf or nan, not an exception, at a degenerate state
+such as r′ = 0 or κ = 0 on a curved reference), as the reference does under
+``np.errstate``; the solvers then report a non-finite residual.
 """
 from __future__ import annotations
 
@@ -18,7 +21,7 @@ def _slope(E, c, i):
     return c[0] * E[0, i] + c[1] * E[1, i] + c[2] * E[2, i] + c[3] * E[3, i]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _axial(a, c0, EA, grad, H):
     """½ EA ε² per unit reference length, its gradient (3,) and Hessian (3, 3) in a = r′."""
     na = np.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])
@@ -35,7 +38,7 @@ def _axial(a, c0, EA, grad, H):
     return 0.5 * EA * eps ** 2
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _bending(a, b, kappa0, EI, linear, grad, H):
     """½ EI (κ − κ₀)² (or ½ EI b·b with ``linear``), its gradient (6,) and Hessian (6, 6)
     in y = (a, b) = (r′, r″); formulas in flexmbd/beams/ancf_cable.py's docstring."""
@@ -92,7 +95,7 @@ def _bending(a, b, kappa0, EI, linear, grad, H):
     return psi
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def elastic_forces(qe, cfg, dH_a, W_a, c0_a, dH_b, ddH_b, W_b, kappa0_b, EA, EI, linear, jacobians, f, K, U):
     """f = ∂U/∂e (n, 12), K = ∂²U/∂e² (n, 12, 12) (if ``jacobians``) and U (n,) of cable
     elements with coordinates qe[cfg] (n, 12); the arrays of ``CableElasticGroup.r``
