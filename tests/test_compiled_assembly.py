@@ -100,7 +100,8 @@ def test_compiled_assembly_matches_generic(kind, seed):
 
 def cable_model():
     """ANCF cables (kind ancf-cable), every part compiled: consistent mass, exact weight,
-    elastic forces, a revolute clamp about the tangent, spherical joints to ground and
+    elastic forces (two parts: full rule and curvature, reduced rule and the linear
+    bending form), a revolute clamp about the tangent, spherical joints to ground and
     between cables, point forces (global, time-scaled, node-fixed) and a spring-damper
     between cable nodes."""
     from flexmbd.beams import Section
@@ -108,7 +109,8 @@ def cable_model():
     sec = Section.rectangle(0.05, 0.05, E=1e6, nu=0.3, rho=500.0)
     m = fm.Model(gravity=(0.3, -9.81, 1.2))
     a = m.beam("a", section=sec, elements=3, start=(0, 0, 0), end=(1, 0.2, 0), formulation="ancf-cable")
-    b = m.beam("b", section=sec, elements=2, start=(1, 0.2, 0), end=(1.5, -0.4, 0.3), formulation="ancf-cable")
+    b = m.beam("b", section=sec, elements=2, start=(1, 0.2, 0), end=(1.5, -0.4, 0.3), formulation="ancf-cable",
+               integration="reduced", bending="linear")
     m.revolute(fm.GROUND, a.first, at=(0, 0, 0), axis=(1, 0.2, 0), name="clamp")
     m.spherical(a.last, b.first, at=(1, 0.2, 0), name="elbow")
     m.spherical(fm.GROUND, b.last, at=(1.5, -0.4, 0.3), name="pin")
