@@ -218,6 +218,12 @@ def test_ancf_cable_kernel_matches_numpy(curved, bending):
         np.testing.assert_allclose(f, F, rtol=0, atol=1e-12 * np.max(np.abs(F)))
         np.testing.assert_allclose(Kc, K, rtol=0, atol=1e-12 * np.max(np.abs(K)))
         np.testing.assert_allclose(Uc, U, rtol=1e-12, atol=0)
+        f2, U2 = np.empty((n, 12)), np.empty(n)   # forces only (no Hessians evaluated)
+        compiled_forces(e.ravel(), np.arange(12 * n).reshape(n, 12), c["dH_a"], c["W_a"], c["c0_a"], c["dH_b"],
+                        c["ddH_b"], c["W_b"], c["kappa0_b"], EA, EI, np.full(n, int(bending == "linear")), False,
+                        f2, np.empty((0, 12, 12)), U2)
+        np.testing.assert_array_equal(f2, f)
+        np.testing.assert_array_equal(U2, Uc)
     # a degenerate state (r′ = 0): non-finite numbers as in NumPy, not an exception
     compiled_forces(np.zeros(12 * n), np.arange(12 * n).reshape(n, 12), c["dH_a"], c["W_a"], c["c0_a"], c["dH_b"],
                     c["ddH_b"], c["W_b"], c["kappa0_b"], EA, EI, np.full(n, int(bending == "linear")), True, f, Kc, Uc)

@@ -22,8 +22,9 @@ def _slope(E, c, i):
 
 
 @njit(cache=True, error_model="numpy")
-def _axial(a, c0, EA, grad, H):
-    """½ EA ε² per unit reference length, its gradient (3,) and Hessian (3, 3) in a = r′."""
+def _axial(a, c0, EA, hessian, grad, H):
+    """½ EA ε² per unit reference length, its gradient (3,) and (if ``hessian``) Hessian
+    (3, 3) in a = r′."""
     na = np.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])
     eps = na / c0 - 1.0
     s1 = EA * eps / c0
@@ -32,6 +33,8 @@ def _axial(a, c0, EA, grad, H):
     for i in range(3):
         ai = a[i] / na
         grad[i] = s1 * ai
+        if not hessian:
+            continue
         for j in range(3):
             P = ai * (a[j] / na)
             H[i, j] = s2 * P + s3 * ((1.0 if i == j else 0.0) - P)
@@ -39,9 +42,10 @@ def _axial(a, c0, EA, grad, H):
 
 
 @njit(cache=True, error_model="numpy")
-def _bending(a, b, kappa0, EI, linear, grad, H):
-    """½ EI (κ − κ₀)² (or ½ EI b·b with ``linear``), its gradient (6,) and Hessian (6, 6)
-    in y = (a, b) = (r′, r″); formulas in flexmbd/beams/ancf_cable.py's docstring."""
+def _bending(a, b, kappa0, EI, linear, hessian, grad, H):
+    """½ EI (κ − κ₀)² (or ½ EI b·b with ``linear``), its gradient (6,) and (if ``hessian``)
+    Hessian (6, 6) in y = (a, b) = (r′, r″); formulas in flexmbd/beams/ancf_cable.py's
+    docstring."""
     bb = b[0] * b[0] + b[1] * b[1] + b[2] * b[2]
     if linear:
         for i in range(6):
@@ -69,6 +73,8 @@ def _bending(a, b, kappa0, EI, linear, grad, H):
         dk = dg[i] / (2 * ksafe) if curved else 0.0
         grad[i] = 0.5 * EI * dg[i] - (EI * kappa0) * dk
     psi = 0.5 * EI * (g - 2 * kappa0 * kap + kappa0 ** 2)
+    if not hessian:
+        return psi
     m5 = m ** 5
     c12 = 12 * (P / m5)
     c3 = 3 * (P / m4)
@@ -125,7 +131,7 @@ def elastic_forces(qe, cfg, dH_a, W_a, c0_a, dH_b, ddH_b, W_b, kappa0_b, EA, EI,
             for i in range(3):
                 a[i] = _slope(E, c, i)
             W = W_a[e, gp]
-            u += W * _axial(a, c0_a[e, gp], EA[e], g3, H3)
+            u += W * _axial(a, c0_a[e, gp], EA[e], jacobians, g3, H3)
             for k in range(4):
                 for i in range(3):
                     fe[3 * k + i] += W * c[k] * g3[i]
@@ -142,7 +148,7 @@ def elastic_forces(qe, cfg, dH_a, W_a, c0_a, dH_b, ddH_b, W_b, kappa0_b, EA, EI,
                 a[i] = _slope(E, c, i)
                 b[i] = _slope(E, cc, i)
             W = W_b[e, gp]
-            u += W * _bending(a, b, kappa0_b[e, gp], EI[e], linear[e] != 0, g6, H6)
+            u += W * _bending(a, b, kappa0_b[e, gp], EI[e], linear[e] != 0, jacobians, g6, H6)
             for k in range(4):
                 for i in range(3):
                     fe[3 * k + i] += W * (c[k] * g6[i] + cc[k] * g6[3 + i])
