@@ -98,8 +98,8 @@ def float_array(x) -> np.ndarray:
 
 def kernel_suffix(kind: NodeKind) -> str:
     """"spatial", "planar", "ancf_cable" or "ancf": the vector kinds with compiled markers
-    (a slot named with the suffix may still be missing: :class:`CompiledAssembly` then
-    says so)."""
+    (a slot named with the suffix may still be missing:
+    :class:`~flexmbd.compiled_assembly.CompiledAssembly` then says so)."""
     codes = {1: "spatial", 0: "planar", 3: kind.name.replace("-", "_")}
     suffix = codes.get(kind.kernel_code) if kind.additive else None
     if suffix is None:
