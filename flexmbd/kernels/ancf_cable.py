@@ -78,6 +78,8 @@ def _bending(a, b, kappa0, EI, linear, hessian, grad, H):
     m5 = m ** 5
     c12 = 12 * (P / m5)
     c3 = 3 * (P / m4)
+    im3, im4 = 1.0 / m3, 1.0 / m4           # reciprocals: no divisions in the 6 × 6 loop
+    i2k, i4k3 = 1.0 / (2 * ksafe), 1.0 / (4 * ksafe ** 3)
     for i in range(6):
         for j in range(6):
             # ∇²P (the blocks of the module docstring) and ∇²m = [[2I, 0], [0, 0]]
@@ -94,9 +96,9 @@ def _bending(a, b, kappa0, EI, linear, hessian, grad, H):
             else:
                 ddP = 2 * m * d - 2 * a[i - 3] * a[j - 3]
                 ddm = 0.0
-            ddg = (ddP / m3 - 3 * (dP[i] * dm[j] + dm[i] * dP[j]) / m4 + c12 * (dm[i] * dm[j])
+            ddg = (ddP * im3 - 3 * (dP[i] * dm[j] + dm[i] * dP[j]) * im4 + c12 * (dm[i] * dm[j])
                    - c3 * ddm)
-            ddk = ddg / (2 * ksafe) - dg[i] * dg[j] / (4 * ksafe ** 3) if curved else 0.0
+            ddk = ddg * i2k - dg[i] * dg[j] * i4k3 if curved else 0.0
             H[i, j] = 0.5 * EI * ddg - (EI * kappa0) * ddk
     return psi
 
@@ -116,6 +118,8 @@ def elastic_forces(qe, cfg, dH_a, W_a, c0_a, dH_b, ddH_b, W_b, kappa0_b, EA, EI,
     H3 = np.empty((3, 3))
     g6 = np.empty(6)
     H6 = np.empty((6, 6))
+    X = np.empty((4, 3, 3))
+    Y = np.empty((4, 3, 3))
     for e in range(n):
         for k in range(4):
             for i in range(3):
@@ -135,9 +139,9 @@ def elastic_forces(qe, cfg, dH_a, W_a, c0_a, dH_b, ddH_b, W_b, kappa0_b, EA, EI,
             for k in range(4):
                 for i in range(3):
                     fe[3 * k + i] += W * c[k] * g3[i]
-            if jacobians:
+            if jacobians:   # the blocks l ≥ k (K is symmetric; mirrored below)
                 for k in range(4):
-                    for l in range(4):
+                    for l in range(k, 4):
                         w = W * c[k] * c[l]
                         for i in range(3):
                             for j in range(3):
@@ -153,14 +157,24 @@ def elastic_forces(qe, cfg, dH_a, W_a, c0_a, dH_b, ddH_b, W_b, kappa0_b, EA, EI,
                 for i in range(3):
                     fe[3 * k + i] += W * (c[k] * g6[i] + cc[k] * g6[3 + i])
             if jacobians:
+                # K_kl += W (c_l X_k + c̃_l Y_k), X_k = c_k H_aa + c̃_k H_ba, Y_k = c_k H_ab + c̃_k H_bb
+                # (c = h′, c̃ = h″ at the point), blocks l ≥ k
                 for k in range(4):
-                    for l in range(4):
-                        w_aa, w_ab = W * c[k] * c[l], W * c[k] * cc[l]
-                        w_ba, w_bb = W * cc[k] * c[l], W * cc[k] * cc[l]
+                    for i in range(3):
+                        for j in range(3):
+                            X[k, i, j] = W * (c[k] * H6[i, j] + cc[k] * H6[3 + i, j])
+                            Y[k, i, j] = W * (c[k] * H6[i, 3 + j] + cc[k] * H6[3 + i, 3 + j])
+                for k in range(4):
+                    for l in range(k, 4):
                         for i in range(3):
                             for j in range(3):
-                                Ke[3 * k + i, 3 * l + j] += (w_aa * H6[i, j] + w_ab * H6[i, 3 + j]
-                                                             + w_ba * H6[3 + i, j] + w_bb * H6[3 + i, 3 + j])
+                                Ke[3 * k + i, 3 * l + j] += c[l] * X[k, i, j] + cc[l] * Y[k, i, j]
+        if jacobians:
+            for k in range(4):
+                for l in range(k + 1, 4):
+                    for i in range(3):
+                        for j in range(3):
+                            Ke[3 * l + j, 3 * k + i] = Ke[3 * k + i, 3 * l + j]
         U[e] = u
 
 
