@@ -1,10 +1,12 @@
-"""Where the time of a compiled evaluation goes (slider-crank): each piece called many
-times from a compiled loop, so that no Python call overhead is counted.
+"""Where the time of a compiled evaluation goes (slider-crank, or P3's double pendulum of
+ANCF cables): each piece called many times from a compiled loop, so that no Python call
+overhead is counted.
 
-    python benchmarks/profile_compiled.py
+    python benchmarks/profile_compiled.py [cable-pendulum]
 """
 from __future__ import annotations
 
+import sys
 import time
 import warnings
 
@@ -40,10 +42,15 @@ def _time(label, fun, *args, count=3000):
     print(f"{label:40s} {(time.perf_counter() - t0) / count * 1e6:7.1f} µs")
 
 
-def main():
+def main(model="slider-crank"):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        system = slider_crank.build(k=2e4, c=1e3).freeze()
+        if model == "cable-pendulum":
+            from flexmbd.examples import p3_beams
+
+            system = p3_beams.double_pendulum("III", (6, 10), formulation="ancf-cable").model.freeze()
+        else:
+            system = slider_crank.build(k=2e4, c=1e3).freeze()
     ca = system.compiled
     qe, ve = system.extend(system.q0), system.extend_velocity(system.v0)
     ae, lam, phi = system.extend_velocity(np.zeros(system.n)), np.ones(system.m), np.empty(system.m)
@@ -63,4 +70,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    main(*sys.argv[1:])

@@ -61,6 +61,8 @@ class CompiledAssembly:
                 cs = g.compiled_slot()
             except Unsupported as exc:
                 raise Unsupported(f"{_describe(g)}: {exc}") from None
+            if cs.name not in _k.SLOTS:
+                raise Unsupported(f"{_describe(g)}: no compiled slot {cs.name}")
             slot = _k.SLOTS.index(cs.name)
             if self.layout[slot, 0] >= 0:
                 raise Unsupported(f"two groups in slot {cs.name}")

@@ -97,8 +97,11 @@ def float_array(x) -> np.ndarray:
 
 
 def kernel_suffix(kind: NodeKind) -> str:
-    """"spatial" or "planar": the compiled assembly's slots serve these two vector kinds."""
-    suffix = {1: "spatial", 0: "planar"}.get(kind.kernel_code) if kind.additive else None
+    """"spatial", "planar", "ancf_cable" or "ancf": the vector kinds with compiled markers
+    (a slot named with the suffix may still be missing:
+    :class:`~flexmbd.compiled_assembly.CompiledAssembly` then says so)."""
+    codes = {1: "spatial", 0: "planar", 3: kind.name.replace("-", "_")}
+    suffix = codes.get(kind.kernel_code) if kind.additive else None
     if suffix is None:
         raise Unsupported(f"no compiled slot for nodes of kind {kind.name}")
     return suffix

@@ -186,3 +186,64 @@ def test_beam_model_kernels_match_numpy(seed, monkeypatch):
     o = out[2].toarray() if hasattr(out[2], "toarray") else out[2]
     scale = np.minimum(np.max(np.abs(r), axis=1)[:, None], np.max(np.abs(r), axis=0)[None, :])
     assert np.all(np.abs(o - r) <= 1e-12 * scale), "matrix"
+
+
+@pytest.mark.parametrize("curved,bending", [(False, "curvature"), (False, "linear"), (True, "curvature")])
+def test_ancf_cable_kernel_matches_numpy(curved, bending):
+    """kernels/ancf_cable.py elastic_forces against the NumPy reference of
+    flexmbd/beams/ancf_cable.py: forces, exact tangent and energy on random states."""
+    import flexmbd as fm
+    from flexmbd.beams import CircularArc, Section
+    from flexmbd.beams.ancf_cable import elastic_forces
+    from flexmbd.kernels.ancf_cable import elastic_forces as compiled_forces
+
+    sec = Section.rectangle(0.05, 0.05, E=1e5, nu=0.3, rho=100.0)
+    m = fm.Model()
+    geo = dict(geometry=CircularArc((0, 0, 0), 1.0, 0.0, np.pi / 2)) if curved else dict(start=(0, 0, 0),
+                                                                                        end=(1, 0, 0))
+    rod = m.beam("rod", section=sec, elements=3, formulation="ancf-cable", bending=bending,
+                 integration="reduced" if curved else "full", **geo)
+    d = rod.spec.data
+    c, n = d["cable"], len(d["conn"])
+    EA, EI = np.full(n, sec.EA), np.full(n, sec.EI2)
+    rng = np.random.default_rng(5)
+    for _ in range(3):
+        e = d["e0"] + 0.2 * rng.standard_normal(d["e0"].shape)
+        F, K, U = elastic_forces(e, c["dH_a"], c["ddH_a"], c["W_a"], c["c0_a"], c["dH_b"], c["ddH_b"], c["W_b"],
+                                 c["kappa0_b"], EA, EI, bending == "linear", True)
+        f, Kc, Uc = np.empty((n, 12)), np.empty((n, 12, 12)), np.empty(n)
+        compiled_forces(e.ravel(), np.arange(12 * n).reshape(n, 12), c["dH_a"], c["W_a"], c["c0_a"], c["dH_b"],
+                        c["ddH_b"], c["W_b"], c["kappa0_b"], EA, EI, np.full(n, int(bending == "linear")), True,
+                        f, Kc, Uc)
+        np.testing.assert_allclose(f, F, rtol=0, atol=1e-12 * np.max(np.abs(F)))
+        np.testing.assert_allclose(Kc, K, rtol=0, atol=1e-12 * np.max(np.abs(K)))
+        np.testing.assert_allclose(Uc, U, rtol=1e-12, atol=0)
+        f2, U2 = np.empty((n, 12)), np.empty(n)   # forces only (no Hessians evaluated)
+        compiled_forces(e.ravel(), np.arange(12 * n).reshape(n, 12), c["dH_a"], c["W_a"], c["c0_a"], c["dH_b"],
+                        c["ddH_b"], c["W_b"], c["kappa0_b"], EA, EI, np.full(n, int(bending == "linear")), False,
+                        f2, np.empty((0, 12, 12)), U2)
+        np.testing.assert_array_equal(f2, f)
+        np.testing.assert_array_equal(U2, Uc)
+    # a degenerate state (r′ = 0): non-finite numbers as in NumPy, not an exception
+    compiled_forces(np.zeros(12 * n), np.arange(12 * n).reshape(n, 12), c["dH_a"], c["W_a"], c["c0_a"], c["dH_b"],
+                    c["ddH_b"], c["W_b"], c["kappa0_b"], EA, EI, np.full(n, int(bending == "linear")), True, f, Kc, Uc)
+    assert not np.all(np.isfinite(Kc))
+
+
+def test_ancf_markers_match_numpy():
+    """kernels/markers.py ancf_marker against AncfMarkers.evaluate (flexmbd/nodes/ancf.py)
+    for both ANCF kinds and every marker type (the cable's u2, u3 included: exact on
+    ground's slot)."""
+    from flexmbd.kernels.markers import ancf_marker
+    from flexmbd.nodes import ANCF, ANCF_CABLE
+
+    rng = np.random.default_rng(11)
+    for kind in (ANCF, ANCF_CABLE):
+        mt = np.array([0, 1, 2, 3] * 3)
+        q, u = rng.standard_normal((len(mt), kind.nq)), rng.standard_normal((len(mt), 3))
+        X, JJ = kind.markers(u, mt).evaluate(q)
+        x, J = np.empty(3), np.empty((3, kind.nv))
+        for s in range(len(mt)):
+            ancf_marker(q[s], u[s], mt[s], x, J)
+            np.testing.assert_allclose(x, X[s], rtol=1e-15, atol=1e-15)
+            np.testing.assert_array_equal(J, JJ[s])

@@ -42,12 +42,12 @@ Mass and gravity are constant: M = ρA ∫ Sᵀ S c₀ dx, Q_g = ρA ∫ Sᵀ g 
 """
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
 from ..errors import ModelError
-from ..groups import ForceGroup, InertiaGroup
+from ..groups import CompiledSlot, ForceGroup, InertiaGroup, float_array, int_array
 from ..nodes import ANCF_CABLE
 from .formulations import BeamFormulation, register_formulation
 from .shape import gauss_legendre
@@ -183,28 +183,68 @@ def _strain_map(dH: np.ndarray) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- groups
+class _Part(NamedTuple):
+    """Elements of one integration rule and bending form within a CableElasticGroup."""
+
+    rows: slice
+    rules: dict
+    EA: np.ndarray
+    EI: np.ndarray
+    linear: bool
+    maps: tuple
+
+
 class CableElasticGroup(ForceGroup):
-    """Elastic forces of ANCF cable elements (Q = −f, ∂Q/∂q = −K; no compiled slot: the
-    NumPy path, vectorised over elements and Gauss points)."""
+    """Elastic forces of ANCF cable elements (Q = −f, ∂Q/∂q = −K): vectorised over
+    elements and Gauss points in NumPy (``elastic_forces``, the reference; one call per
+    part of one integration rule and bending form), and in one compiled loop over all
+    elements in the compiled assembly (slot ``cable_elastic``, flexmbd/kernels/ancf_cable.py)."""
 
     kind = ANCF_CABLE
     output_names = ("strain_energy", "axial_force", "curvature")
 
-    def __init__(self, names, dof_index, config_index, rules, EA, EI, linear):
-        self.element_names = list(names)
-        self.dof_index = np.asarray(dof_index, dtype=int)
-        self.config_index = np.asarray(config_index, dtype=int)
-        self.r = rules          # arrays per element: dH_a, ddH_a, W_a, c0_a, dH_b, ddH_b, W_b, kappa0_b, …
-        self.EA, self.EI = np.asarray(EA, float), np.asarray(EI, float)
-        self.linear = bool(linear)                              # one bending form per group
-        self.maps = strain_maps(rules["dH_a"], rules["dH_b"], rules["ddH_b"])
+    def __init__(self, parts):
+        """``parts``: [(names, dof_index, config_index, rules, EA, EI, linear)], one per
+        (integration rule, bending form); ``rules`` the arrays per element of
+        ``AncfCableFormulation.reference`` (dH_a, ddH_a, W_a, c0_a, dH_b, …)."""
+        self.element_names, self.parts, start = [], [], 0
+        for names, _, _, rules, EA, EI, linear in parts:
+            n = len(names)
+            self.element_names += list(names)
+            self.parts.append(_Part(slice(start, start + n), rules, np.asarray(EA, float), np.asarray(EI, float),
+                                    bool(linear), strain_maps(rules["dH_a"], rules["dH_b"], rules["ddH_b"])))
+            start += n
+        self.dof_index = np.concatenate([np.asarray(p[1], dtype=int) for p in parts])
+        self.config_index = np.concatenate([np.asarray(p[2], dtype=int) for p in parts])
+        self.EA = np.concatenate([p.EA for p in self.parts])
+        self.mid = {k: np.concatenate([p.rules[k] for p in self.parts]) for k in ("dH_m", "ddH_m", "c0_m")}
         self.stage = 1          # structural forces after the applied loads (summation order)
 
+    def compiled_slot(self):
+        """All parts in one slot: the Gauss arrays padded to the largest rule by repeating
+        a part's last point with weight zero, and the bending form per element."""
+        ga = max(p.rules["dH_a"].shape[1] for p in self.parts)
+        gb = max(p.rules["dH_b"].shape[1] for p in self.parts)
+
+        def cat(key, g, weight=False):
+            return float_array(np.concatenate([_pad(p.rules[key], g, weight) for p in self.parts]))
+        linear = np.concatenate([np.full(p.rows.stop - p.rows.start, int(p.linear)) for p in self.parts])
+        return CompiledSlot("cable_elastic", (
+            int_array(self.config_index), cat("dH_a", ga), cat("W_a", ga, True), cat("c0_a", ga), cat("dH_b", gb),
+            cat("ddH_b", gb), cat("W_b", gb, True), cat("kappa0_b", gb), float_array(self.EA),
+            float_array(np.concatenate([p.EI for p in self.parts])), int_array(linear)))
+
     def _forces(self, qe, jacobians):
-        r = self.r
-        return elastic_forces(qe[self.config_index], r["dH_a"], r["ddH_a"], r["W_a"], r["c0_a"], r["dH_b"],
-                              r["ddH_b"], r["W_b"], r["kappa0_b"], self.EA, self.EI, self.linear, jacobians,
-                              self.maps)
+        out = []
+        for p in self.parts:
+            r = p.rules
+            out.append(elastic_forces(qe[self.config_index[p.rows]], r["dH_a"], r["ddH_a"], r["W_a"], r["c0_a"],
+                                      r["dH_b"], r["ddH_b"], r["W_b"], r["kappa0_b"], p.EA, p.EI, p.linear, jacobians,
+                                      p.maps))
+        if len(out) == 1:
+            return out[0]
+        f, K, U = zip(*out)
+        return np.concatenate(f), (np.concatenate(K) if jacobians else None), np.concatenate(U)
 
     def evaluate(self, qe, ve, t, jacobians=True):
         f, K, _ = self._forces(qe, jacobians)
@@ -216,10 +256,17 @@ class CableElasticGroup(ForceGroup):
     def outputs(self, qe, ve, t):
         """Strain energy; axial force EA ε and curvature κ at the element's midpoint."""
         e = qe[self.config_index]
-        a, b = _gradients(e, self.r["dH_m"], self.r["ddH_m"])
-        eps = np.linalg.norm(a, axis=-1)[:, 0] / self.r["c0_m"] - 1.0
+        a, b = _gradients(e, self.mid["dH_m"], self.mid["ddH_m"])
+        eps = np.linalg.norm(a, axis=-1)[:, 0] / self.mid["c0_m"] - 1.0
         return {"strain_energy": self._forces(qe, False)[2], "axial_force": self.EA * eps,
                 "curvature": curvature(a, b)[:, 0]}
+
+
+def _pad(x: np.ndarray, g: int, weight: bool) -> np.ndarray:
+    """x (n, g0, …) per Gauss point padded to g points: the last point repeated (zero for
+    weights), so that padded points add exactly zero."""
+    extra = np.repeat(x[:, -1:], g - x.shape[1], axis=1)
+    return np.concatenate([x, np.zeros_like(extra) if weight else extra], axis=1)
 
 
 class CableInertiaGroup(InertiaGroup):
@@ -232,6 +279,9 @@ class CableInertiaGroup(InertiaGroup):
         self.dof_index = np.asarray(dof_index, dtype=int)
         self.config_index = np.asarray(config_index, dtype=int)
         self.M = np.asarray(M, float)
+
+    def compiled_slot(self):
+        return CompiledSlot("cable_inertia", (int_array(self.dof_index), float_array(self.M)))
 
     def inertia_force(self, qb, vb, ab, jacobians=True):
         F = np.einsum("nij,nj->ni", self.M, ab)
@@ -258,6 +308,9 @@ class CableGravityGroup(ForceGroup):
         self.dof_index = np.asarray(dof_index, dtype=int)
         self.config_index = np.asarray(config_index, dtype=int)
         self.Q = np.asarray(Q, float)
+
+    def compiled_slot(self):
+        return CompiledSlot("cable_weight", (float_array(self.Q),))
 
     def evaluate(self, qe, ve, t, jacobians=True):
         return self.Q, None, None
@@ -334,8 +387,8 @@ class AncfCableFormulation(BeamFormulation):
         data["e0"] = e0
 
     def build(self, system, elements):
-        """One inertia and one weight group for all cables; one elastic group per
-        (integration rule, bending form)."""
+        """One inertia, one weight and one elastic group for all cables (the elastic group
+        in parts of one integration rule and bending form each)."""
         names, dofs, cfgs, Ms, Qg, elastic = [], [], [], [], [], {}
         g = np.asarray(system.model.gravity, dtype=float)
         for el in elements:
@@ -361,11 +414,13 @@ class AncfCableFormulation(BeamFormulation):
             groups.append(CableInertiaGroup(names, dofs, cfgs, M))
         if np.any(Q != 0):
             groups.append(CableGravityGroup([f"{n}.weight" for n in names], dofs, cfgs, Q))
-        for (_, linear), parts in elastic.items():
-            nm, dof, cfg, c, EA, EI = zip(*parts)
+        parts = []
+        for (_, linear), cables in elastic.items():
+            nm, dof, cfg, c, EA, EI = zip(*cables)
             rule = {key: np.concatenate([r[key] for r in c]) for key in c[0]}
-            groups.append(CableElasticGroup([x for names_e in nm for x in names_e], np.concatenate(dof), np.concatenate(cfg), rule,
-                                            np.concatenate(EA), np.concatenate(EI), linear))
+            parts.append(([x for names_e in nm for x in names_e], np.concatenate(dof), np.concatenate(cfg), rule,
+                          np.concatenate(EA), np.concatenate(EI), linear))
+        groups.append(CableElasticGroup(parts))
         return groups
 
     def positions(self, beam, result, s):

@@ -13,6 +13,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .ancf_cable import constant_load, constant_mass
+from .ancf_cable import elastic_forces as _cable_forces
 from .bodies import spatial_inertia
 from .dot import _assemble as _dot_assemble
 from .loads import point_forces
@@ -208,6 +210,18 @@ def rotational_springs(kcode, cfg, dof, fi, gi, fj, k, c, ta, qe, ve, cD, cK, ma
 
 
 @njit(cache=True)
+def cable_elastic(cfg, dH_a, W_a, c0_a, dH_b, ddH_b, W_b, kappa0_b, EA, EI, linear, qe, cK, matrix, vec, blk):
+    """ANCF cable elements (kernels/ancf_cable.py): f = −Q into vec, c_K K into blk."""
+    n = cfg.shape[0]
+    K = blk.reshape((n, 12, 12)) if matrix else np.empty((0, 12, 12))
+    _cable_forces(qe, cfg, dH_a, W_a, c0_a, dH_b, ddH_b, W_b, kappa0_b, EA, EI, linear, matrix,
+                  vec.reshape((n, 12)), K, np.empty(n))
+    if matrix:
+        for k in range(blk.shape[0]):
+            blk[k] *= cK
+
+
+@njit(cache=True)
 def _sum_into(values, index, out):
     """out[index[k]] += values[k]; the last entry of out is the trash slot of ground rows/columns."""
     for k in range(values.shape[0]):
@@ -241,8 +255,11 @@ def _dense_matrix(blk, pos, N):
 #: fills a slot through its ``compiled_slot()`` (flexmbd.groups).
 SLOTS = ("spatial_bodies", "planar_bodies", "gravity_spatial", "gravity_planar", "springs_spatial",
          "springs_planar", "points_spatial", "points_planar", "normalization", "dots_spatial", "dots_planar",
-         "torques_spatial", "torques_planar", "rotational_springs_spatial", "rotational_springs_planar")
-(S_SB, S_PB, S_GS, S_GP, S_SS, S_SP, S_PS, S_PP, S_NO, S_DS, S_DP, S_TS, S_TP, S_RS, S_RP) = range(len(SLOTS))
+         "torques_spatial", "torques_planar", "rotational_springs_spatial", "rotational_springs_planar",
+         "cable_inertia", "cable_weight", "cable_elastic", "springs_ancf_cable", "springs_ancf",
+         "points_ancf_cable", "points_ancf", "dots_ancf_cable", "dots_ancf")
+(S_SB, S_PB, S_GS, S_GP, S_SS, S_SP, S_PS, S_PP, S_NO, S_DS, S_DP, S_TS, S_TP, S_RS, S_RP,
+ S_CI, S_CW, S_CE, S_SC, S_SA, S_PC, S_PA, S_DC, S_DA) = range(len(SLOTS))
 
 _SPRING = ("i2", "i2", "f2", "f2", "f1", "f1", "f1", "i1")   # config, dofs, u_i, u_j, k, c, l0, tension only
 _POINT = ("i2", "f2", "f2", "i1")                            # config, u, f, body-fixed
@@ -260,13 +277,22 @@ SLOT_ARGS = {
     "dots_spatial": _DOT, "dots_planar": _DOT,
     "torques_spatial": _TORQUE, "torques_planar": _TORQUE,
     "rotational_springs_spatial": _ROTATIONAL, "rotational_springs_planar": _ROTATIONAL,
+    # ANCF cable elements (flexmbd/beams/ancf_cable.py): constant mass and weight; elastic
+    # forces from config rows, dH_a, W_a, c0_a, dH_b, ddH_b, W_b, κ0_b, EA, EI, bending form
+    "cable_inertia": ("i2", "f3"), "cable_weight": ("f2",),
+    "cable_elastic": ("i2", "f3", "f2", "f2", "f3", "f3", "f2", "f2", "f1", "f1", "i1"),
+    # ANCF nodes (both kinds: markers linear in q, kernels/markers.py ancf_marker)
+    "springs_ancf_cable": _SPRING, "springs_ancf": _SPRING, "points_ancf_cable": _POINT, "points_ancf": _POINT,
+    "dots_ancf_cable": _DOT, "dots_ancf": _DOT,
 }
 #: the arrays of each slot that depend on time (after its constant ones): actuator forces,
 #: load scales, driver terms (w, s), actuator torques
 TIME_ARGS = {"springs_spatial": ("f1",), "springs_planar": ("f1",), "points_spatial": ("f1",),
              "points_planar": ("f1",), "dots_spatial": ("f2", "f1"), "dots_planar": ("f2", "f1"),
              "torques_spatial": ("f1",), "torques_planar": ("f1",),
-             "rotational_springs_spatial": ("f1",), "rotational_springs_planar": ("f1",)}
+             "rotational_springs_spatial": ("f1",), "rotational_springs_planar": ("f1",),
+             "springs_ancf_cable": ("f1",), "springs_ancf": ("f1",), "points_ancf_cable": ("f1",),
+             "points_ancf": ("f1",), "dots_ancf_cable": ("f2", "f1"), "dots_ancf": ("f2", "f1")}
 #: entries of the argument table per slot (constant and time arrays)
 MAX_ARGS = max(len(SLOT_ARGS[n]) + len(TIME_ARGS.get(n, ())) for n in SLOTS)
 
@@ -322,18 +348,32 @@ def evaluate_all(qe, ve, ae, lam, cM, cD, cK, scale, matrix, layout, vsize, bsiz
     if layout[s, 0] >= 0:
         planar_bodies(_a2(ib, tab, s, 0), _a2(fb, tab, s, 1), ae, cM, matrix, _span(vec, layout[s, 0], vsize[s]),
                       _span(blk, layout[s, 1], bsize[s]))
+    s = S_CI
+    if layout[s, 0] >= 0:
+        constant_mass(_a2(ib, tab, s, 0), _a3(fb, tab, s, 1), ae, cM, matrix, _span(vec, layout[s, 0], vsize[s]),
+                      _span(blk, layout[s, 1], bsize[s]))
+    s = S_CW
+    if layout[s, 0] >= 0:
+        constant_load(_a2(fb, tab, s, 0), scale, matrix, _span(vec, layout[s, 0], vsize[s]),
+                      _span(blk, layout[s, 1], bsize[s]))
+    s = S_CE
+    if layout[s, 0] >= 0:
+        cable_elastic(_a2(ib, tab, s, 0), _a3(fb, tab, s, 1), _a2(fb, tab, s, 2), _a2(fb, tab, s, 3),
+                      _a3(fb, tab, s, 4), _a3(fb, tab, s, 5), _a2(fb, tab, s, 6), _a2(fb, tab, s, 7),
+                      _a1(fb, tab, s, 8), _a1(fb, tab, s, 9), _a1(ib, tab, s, 10), qe, cK, matrix,
+                      _span(vec, layout[s, 0], vsize[s]), _span(blk, layout[s, 1], bsize[s]))
     for s in (S_GS, S_GP):
         if layout[s, 0] >= 0:
             gravity(_a1(fb, tab, s, 0), _a1(fb, tab, s, 1), scale, matrix, _span(vec, layout[s, 0], vsize[s]),
                     _span(blk, layout[s, 1], bsize[s]))
-    for s, kcode in ((S_SS, 1), (S_SP, 0)):
+    for s, kcode in ((S_SS, 1), (S_SP, 0), (S_SC, 3), (S_SA, 3)):
         if layout[s, 0] >= 0:
             shortest = min(shortest, linear_springs(
                 kcode, _a2(ib, tab, s, 0), _a2(ib, tab, s, 1), _a2(fb, tab, s, 2), _a2(fb, tab, s, 3),
                 _a1(fb, tab, s, 4), _a1(fb, tab, s, 5), _a1(fb, tab, s, 6), _a1(tb, tab, s, 8),
                 _a1(ib, tab, s, 7) != 0, qe, ve, cD, cK, matrix, _span(vec, layout[s, 0], vsize[s]),
                 _span(blk, layout[s, 1], bsize[s])))
-    for s, kcode in ((S_PS, 1), (S_PP, 0)):
+    for s, kcode in ((S_PS, 1), (S_PP, 0), (S_PC, 3), (S_PA, 3)):
         if layout[s, 0] >= 0:
             point_loads(kcode, _a2(ib, tab, s, 0), _a2(fb, tab, s, 1), _a2(fb, tab, s, 2), _a1(ib, tab, s, 3) != 0,
                         _a1(tb, tab, s, 4), qe, scale, cK, matrix,
@@ -358,7 +398,7 @@ def evaluate_all(qe, ve, ae, lam, cM, cD, cK, scale, matrix, layout, vsize, bsiz
         normalization(config, qe, _span(lam, r0, n), cK, matrix, hess, _span(phi, r0, n),
                       _span(vec, layout[s, 0], vsize[s]), _span(blk, layout[s, 1], bsize[s]),
                       _span(blk, layout[s, 2], 2 * vsize[s]))
-    for s, kcode, nv in ((S_DS, 1, 7), (S_DP, 0, 3)):
+    for s, kcode, nv in ((S_DS, 1, 7), (S_DP, 0, 3), (S_DC, 3, 6), (S_DA, 3, 12)):
         if layout[s, 0] >= 0:
             w = _a2(tb, tab, s, 6)
             n, r0 = w.shape[0], layout[s, 3]

@@ -5,6 +5,7 @@ import numpy as np
 from numba import njit
 
 from .markers import (
+    ancf_marker,
     frame_contract,
     frame_marker,
     planar_contract,
@@ -13,8 +14,9 @@ from .markers import (
     spatial_marker_c,
 )
 
-PLANAR, SPATIAL, FRAME = 0, 1, 2
-#: the node kinds' ``kernel_code`` values this kernel serves (flexmbd.nodes)
+#: the node kinds' ``kernel_code`` values this kernel serves (flexmbd.nodes); ANCF: both
+#: ANCF kinds (markers linear in q, flexmbd/nodes/ancf.py), told apart by nv
+PLANAR, SPATIAL, FRAME, ANCF = 0, 1, 2, 3
 
 
 @njit(cache=True)
@@ -37,7 +39,7 @@ def _columns(JX, cols):
 
 @njit(cache=True)
 def _assemble(kcode, nv, qe, slot_dof, u, mtype, side, sign, w, s, lam, hessian, phi, Jq, H, Cpre):
-    """kcode: PLANAR, SPATIAL or FRAME; nq = slot_dof.shape[1] configuration and nv
+    """kcode: PLANAR, SPATIAL, FRAME or ANCF; nq = slot_dof.shape[1] configuration and nv
     increment coordinates per body (Jacobian columns).  Cpre: the spatial markers'
     tensors C(u) (markers.marker_tensors; empty for other kinds)."""
     n = phi.shape[0]
@@ -80,6 +82,8 @@ def _assemble(kcode, nv, qe, slot_dof, u, mtype, side, sign, w, s, lam, hessian,
                         spatial_marker_c(qb, Cpre[sl], mtype[sl], x, J)
                     elif kcode == FRAME:
                         frame_marker(qb, u[sl], mtype[sl], x, J, As[loc])
+                    elif kcode == ANCF:
+                        ancf_marker(qb, u[sl], mtype[sl], x, J)
                     else:
                         planar_marker(qb, u[sl], mtype[sl], x, J, Aus[loc])
                     sg = sign[sl]
@@ -111,6 +115,8 @@ def _assemble(kcode, nv, qe, slot_dof, u, mtype, side, sign, w, s, lam, hessian,
                     t = wl * (JX[0, a] * JY[0, b] + JX[1, a] * JY[1, b] + JX[2, a] * JY[2, b])
                     H[e, a, b] += t
                     H[e, b, a] += t
+            if kcode == ANCF:   # linear markers: no second-derivative terms
+                continue
             for xy in range(2):
                 for ab in range(2):
                     sl = e * 8 + k * 4 + xy * 2 + ab

@@ -4,8 +4,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .dot import FRAME, SPATIAL
+from .dot import ANCF, FRAME, SPATIAL
 from .markers import (
+    ancf_marker,
     frame_contract,
     frame_marker,
     planar_contract,
@@ -36,6 +37,8 @@ def point_forces(kcode, qb, u, f, body_fixed, s, jacobians, Q, K):
             spatial_marker(qb[e], u[e], 1, x, J, C)
         elif kcode == FRAME:
             frame_marker(qb[e], u[e], 1, x, J, R)
+        elif kcode == ANCF:
+            ancf_marker(qb[e], u[e], 1, x, J)
         else:
             planar_marker(qb[e], u[e], 1, x, J, A)
         if body_fixed[e]:
@@ -43,6 +46,8 @@ def point_forces(kcode, qb, u, f, body_fixed, s, jacobians, Q, K):
                 spatial_marker(qb[e], f[e], 2, fx, fJ, Cf)
             elif kcode == FRAME:
                 frame_marker(qb[e], f[e], 2, fx, fJ, Rf)
+            elif kcode == ANCF:
+                ancf_marker(qb[e], f[e], 2, fx, fJ)
             else:
                 planar_marker(qb[e], f[e], 2, fx, fJ, Af)
             for i in range(3):
@@ -59,6 +64,8 @@ def point_forces(kcode, qb, u, f, body_fixed, s, jacobians, Q, K):
             spatial_contract(C, F, K[e], 0, 1.0)
         elif kcode == FRAME:
             frame_contract(R, u[e], 1, F, K[e], 0, 1.0)
+        elif kcode == ANCF:
+            pass   # linear markers: no second-derivative term
         else:
             planar_contract(A, F, K[e], 0, 1.0)
         if body_fixed[e]:

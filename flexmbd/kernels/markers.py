@@ -206,3 +206,36 @@ def frame_djv(A, u, mtype, v, out, off, scale):
         out[i, off + 3] -= scale * (a1 * c2 - a2 * c1)
         out[i, off + 4] -= scale * (-a0 * c2 + a2 * c0)
         out[i, off + 5] -= scale * (a0 * c1 - a1 * c0)
+
+
+@njit(cache=True)
+def ancf_marker(q, u, mtype, x, J):
+    """x (3,), J (3, nv) of a marker on an ANCF node q = [r, r_(1), …, r_(m)] with
+    m = (nv − 3)/3 gradients (12 coordinates fully parameterized, 6 for the cable):
+    :class:`flexmbd.nodes.ancf.AncfMarkers` (module docstring of flexmbd/nodes/ancf.py).
+    Linear in q: J is constant and the second-derivative terms (contract, dJv) are zero."""
+    nv = J.shape[1]
+    m = (nv - 3) // 3
+    for i in range(3):
+        x[i] = 0.0
+        for j in range(nv):
+            J[i, j] = 0.0
+    if mtype == ZERO:
+        return
+    if mtype == CONSTANT:
+        for i in range(3):
+            x[i] = u[i]
+        return
+    if mtype == POINT:
+        for i in range(3):
+            x[i] = q[i]
+            J[i, i] = 1.0
+    for k in range(m):
+        w = u[k]
+        for i in range(3):
+            x[i] += w * q[3 + 3 * k + i]
+            J[i, 3 + 3 * k + i] = w
+    if m == 1:   # the cable: u2, u3 as a constant global vector (exact on ground's slot)
+        x[1] += u[1]
+        x[2] += u[2]
+

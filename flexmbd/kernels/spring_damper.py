@@ -4,8 +4,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .dot import FRAME, SPATIAL
+from .dot import ANCF, FRAME, SPATIAL
 from .markers import (
+    ancf_marker,
     frame_contract,
     frame_djv,
     frame_marker,
@@ -31,6 +32,8 @@ def _kin(kcode, q, v, ui, uj, nq, nv, Jh, Ci, Cj, Ai, Aj, Fi, Fj, h, hd):
             spatial_marker(qb, u, 1, x, J, Ci if side == 0 else Cj)
         elif kcode == FRAME:
             frame_marker(qb, u, 1, x, J, Fi if side == 0 else Fj)
+        elif kcode == ANCF:
+            ancf_marker(qb, u, 1, x, J)
         else:
             planar_marker(qb, u, 1, x, J, Ai if side == 0 else Aj)
         sg = -1.0 if side == 0 else 1.0
@@ -138,6 +141,8 @@ def _forces(kcode, ql, vl, ui, uj, F, Fd, Fr, jacobians, Q, K, D, linear, k, c, 
             frame_djv(Fj, uj[el], 1, vl[el, nv:], dJv, nv, 1.0)
             frame_contract(Fi, ui[el], 1, e_, Kel, 0, -1.0)
             frame_contract(Fj, uj[el], 1, e_, Kel, nv, 1.0)
+        elif kcode == ANCF:
+            pass   # linear markers: dJv and the second-derivative terms are zero
         else:
             planar_djv(Ai, vl[el, :nv], dJv, 0, -1.0)
             planar_djv(Aj, vl[el, nv:], dJv, nv, 1.0)

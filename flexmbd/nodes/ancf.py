@@ -94,6 +94,7 @@ class _AncfKind(NodeKind):
 
     n_gradients: int
     marker_class = AncfMarkers
+    kernel_code = 3   # kernels/dot.py ANCF (kernels/markers.py ancf_marker)
 
     def orientation_matrix(self, orientation):
         from ..rotations import rotation_matrix
