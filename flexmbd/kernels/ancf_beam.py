@@ -8,20 +8,16 @@ reference (tests/test_kernels.py compares the two).  Here one loop over elements
 quadrature points accumulates f and K without temporaries; the parts of the energy are
 data: every point carries its own (λ, μ, c) (the strain split's volume and centre-line
 points, or the plain form's volume points), points of weight zero are skipped (padding
-of the plain form or of smaller section rules).  The material part of the tangent is
-written as Σ_r h_r g_rᵀ over the six strain components, g_r = ∂E_r/∂e and h_r the
-weighted combination ∂²W/∂E_r∂E_s g_s, accumulated on the upper triangle and mirrored.
+of the plain form or of smaller section rules).  The tangent is accumulated
+by 3 × 3 blocks (k, l ≥ k, mirrored) as Σ_ac b_k,a b_l,c T_ac, the 3 × 3 matrices T_ac of
+one point holding the material and geometric terms; zero components of b (a straight
+reference has many) are skipped.
 Divisions follow NumPy's semantics (``error_model="numpy"``), as the cable kernel's.
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
-
-#: the strain components (a, b) of the rows g_r: the diagonal, then (2,3), (1,3), (1,2)
-_A = (0, 1, 2, 1, 0, 0)
-_B = (0, 1, 2, 2, 2, 1)
-
 
 @njit(cache=True, error_model="numpy")
 def elastic_forces(qe, cfg, b, w, coef, jacobians, f, K, U):
@@ -35,9 +31,9 @@ def elastic_forces(qe, cfg, b, w, coef, jacobians, f, K, U):
     E = np.empty((3, 3))
     S = np.empty((3, 3))
     P = np.empty((3, 3))
-    G = np.empty((6, 24))
-    H = np.empty((6, 24))
-    Sb = np.empty((8, 3))
+    FF = np.empty((3, 3))
+    T = np.empty((3, 3, 3, 3))
+    V = np.empty((8, 3, 3, 3))
     for e in range(n):
         for k in range(8):
             for i in range(3):
@@ -81,33 +77,43 @@ def elastic_forces(qe, cfg, b, w, coef, jacobians, f, K, U):
                     fe[3 * k + i] += P[i, 0] * be[k, 0] + P[i, 1] * be[k, 1] + P[i, 2] * be[k, 2]
             if not jacobians:
                 continue
-            # g_r = ∂E_ab/∂d_k,i = ½ (F_ia b_k,b + F_ib b_k,a); h_r = W ∂²W/∂E_r∂E_s g_s
-            for k in range(8):
-                for i in range(3):
-                    p = 3 * k + i
-                    for r in range(6):
-                        a, bb = _A[r], _B[r]
-                        G[r, p] = 0.5 * (F[i, a] * be[k, bb] + F[i, bb] * be[k, a])
-                    t = G[0, p] + G[1, p] + G[2, p]
-                    for r in range(3):
-                        H[r, p] = W * (lam * t + 2.0 * (mu + c) * G[r, p])
-                    for r in range(3, 6):
-                        H[r, p] = W * 4.0 * mu * G[r, p]
-            for p in range(24):
-                h0, h1, h2, h3, h4, h5 = H[0, p], H[1, p], H[2, p], H[3, p], H[4, p], H[5, p]
-                row = Ke[p]
-                for q in range(p, 24):
-                    row[q] += (h0 * G[0, q] + h1 * G[1, q] + h2 * G[2, q] + h3 * G[3, q] + h4 * G[4, q]
-                               + h5 * G[5, q])
-            # geometric part δ_im W b_kᵀ S b_l, blocks l ≥ k
+            # the tangent's 3 × 3 blocks (k, l): Σ_ac b_k,a b_l,c T_ac with T_ac[i, m] = W [λ F_ia F_mc
+            # + μ (δ_ac (F Fᵀ)_im + F_ic F_ma) + 2c δ_ac F_ia F_ma + δ_im S_ac] (the module
+            # docstring's material and geometric terms); zero entries of b are skipped
+            for i in range(3):
+                for m in range(3):
+                    FF[i, m] = F[i, 0] * F[m, 0] + F[i, 1] * F[m, 1] + F[i, 2] * F[m, 2]
+            for a in range(3):
+                for cc in range(3):
+                    for i in range(3):
+                        for m in range(3):
+                            t = lam * F[i, a] * F[m, cc] + mu * F[i, cc] * F[m, a]
+                            if a == cc:
+                                t += mu * FF[i, m] + 2.0 * c * F[i, a] * F[m, a]
+                            if i == m:
+                                t += S[a, cc]
+                            T[a, cc, i, m] = W * t
             for l in range(8):
                 for a in range(3):
-                    Sb[l, a] = W * (S[a, 0] * be[l, 0] + S[a, 1] * be[l, 1] + S[a, 2] * be[l, 2])
-            for k in range(8):
-                for l in range(k, 8):
-                    s = be[k, 0] * Sb[l, 0] + be[k, 1] * Sb[l, 1] + be[k, 2] * Sb[l, 2]
                     for i in range(3):
-                        Ke[3 * k + i, 3 * l + i] += s
+                        for m in range(3):
+                            V[l, a, i, m] = 0.0
+                    for cc in range(3):
+                        blc = be[l, cc]
+                        if blc == 0.0:
+                            continue
+                        for i in range(3):
+                            for m in range(3):
+                                V[l, a, i, m] += blc * T[a, cc, i, m]
+            for k in range(8):
+                for a in range(3):
+                    bka = be[k, a]
+                    if bka == 0.0:
+                        continue
+                    for l in range(k, 8):
+                        for i in range(3):
+                            for m in range(3):
+                                Ke[3 * k + i, 3 * l + m] += bka * V[l, a, i, m]
         if jacobians:
             for p in range(24):
                 for q in range(p + 1, 24):
