@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+
 @njit(cache=True, error_model="numpy")
 def elastic_forces(qe, cfg, b, w, coef, jacobians, f, K, U):
     """f = ∂V/∂e (n, 24), K = ∂²V/∂e² (n, 24, 24) (if ``jacobians``) and V (n,) of ANCF
