@@ -230,6 +230,45 @@ def test_ancf_cable_kernel_matches_numpy(curved, bending):
     assert not np.all(np.isfinite(Kc))
 
 
+@pytest.mark.parametrize("curved", [False, True])
+@pytest.mark.parametrize("locking,shape", [("strain-split", "rectangle"), ("plain", "rectangle"),
+                                          ("strain-split", "circle")])
+def test_ancf_beam_kernel_matches_numpy(curved, locking, shape):
+    """kernels/ancf_beam.py elastic_forces, fed the arrays of the elastic group's compiled
+    slot, against AncfElements.elastic_forces (flexmbd/beams/ancf_beam.py): forces, exact
+    tangent and energy on random states, both elastic forms, straight and curved."""
+    import flexmbd as fm
+    from flexmbd.beams import CircularArc, Section
+    from flexmbd.beams.ancf_formulation import AncfElasticGroup
+    from flexmbd.kernels.ancf_beam import elastic_forces as compiled_forces
+
+    sec = (Section.rectangle(0.05, 0.03, E=1e5, nu=0.3, rho=100.0) if shape == "rectangle"
+           else Section.circle(0.04, E=1e5, nu=0.3, rho=100.0))
+    m = fm.Model()
+    geo = dict(geometry=CircularArc((0, 0, 0), 1.0, 0.0, np.pi / 2)) if curved else dict(start=(0, 0, 0),
+                                                                                        end=(1, 0, 0))
+    rod = m.beam("rod", section=sec, elements=3, formulation="ancf", locking=locking, **geo)
+    el = rod.spec.data["ancf"]
+    n = len(el.e_ref)
+    cfg = np.arange(24 * n).reshape(n, 24)
+    slot = AncfElasticGroup([([f"e{i}" for i in range(n)], cfg, cfg, el)]).compiled_slot()
+    assert slot.name == "ancf_elastic"
+    _, b, w, coef = slot.arrays
+    rng = np.random.default_rng(7)
+    for _ in range(3):
+        e = el.e_ref + 0.1 * rng.standard_normal(el.e_ref.shape)
+        F, K, U = el.elastic_forces(e, True)
+        f, Kc, Uc = np.empty((n, 24)), np.empty((n, 24, 24)), np.empty(n)
+        compiled_forces(e.ravel(), cfg, b, w, coef, True, f, Kc, Uc)
+        np.testing.assert_allclose(f, F, rtol=0, atol=1e-13 * np.max(np.abs(F)))
+        np.testing.assert_allclose(Kc, K, rtol=0, atol=1e-13 * np.max(np.abs(K)))
+        np.testing.assert_allclose(Uc, U, rtol=1e-13, atol=0)
+        f2, U2 = np.empty((n, 24)), np.empty(n)   # forces only (no tangent evaluated)
+        compiled_forces(e.ravel(), cfg, b, w, coef, False, f2, np.empty((0, 24, 24)), U2)
+        np.testing.assert_array_equal(f2, f)
+        np.testing.assert_array_equal(U2, Uc)
+
+
 def test_ancf_markers_match_numpy():
     """kernels/markers.py ancf_marker against AncfMarkers.evaluate (flexmbd/nodes/ancf.py)
     for both ANCF kinds and every marker type (the cable's u2, u3 included: exact on

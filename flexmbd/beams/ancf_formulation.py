@@ -9,16 +9,17 @@ section's rotation (a beam-theory clamp: the section's own stretch and shear sta
 as in the continuum under a clamp of the section's rigid motion).  The element maths is
 :mod:`.ancf_beam`.
 
-Groups (one per beam): the constant consistent mass (:class:`AncfInertiaGroup`), the
-elastic forces (:class:`AncfElasticGroup`) and, with gravity, the exact weight ρ ∫ Sᵀ g dV
-(:class:`AncfWeightGroup`).
+Groups (one of each for all ANCF beams of a model): the constant consistent mass
+(:class:`AncfInertiaGroup`), the elastic forces (:class:`AncfElasticGroup`) and, with
+gravity, the exact weight ρ ∫ Sᵀ g dV (:class:`AncfWeightGroup`); each has a slot of the
+compiled assembly (``ancf_inertia``, ``ancf_elastic``, ``ancf_weight``).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..errors import ModelError
-from ..groups import ForceGroup, InertiaGroup
+from ..groups import CompiledSlot, ForceGroup, InertiaGroup, float_array, int_array
 from ..nodes import ANCF
 from ..rotations import rotation_matrix
 from .ancf_beam import LOCKING, AncfElements, hermite_shapes, reference_coordinates, section_rule
@@ -109,20 +110,23 @@ def _rows(system, spec, which):
 class _AncfGroup:
     kind = ANCF
 
-    def _setup(self, names, dof_index, config_index, elements):
+    def _setup(self, names, dof_index, config_index):
         self.element_names = list(names)
         self.dof_index = np.asarray(dof_index, dtype=int)
         self.config_index = np.asarray(config_index, dtype=int)
-        self.elements = elements
 
 
 class AncfInertiaGroup(_AncfGroup, InertiaGroup):
-    """Constant consistent mass ρ ∫ Sᵀ S dV of a beam's elements: F = M q̈, no velocity terms."""
+    """Constant consistent mass ρ ∫ Sᵀ S dV of the elements of all ANCF beams: F = M q̈, no
+    velocity terms; compiled: slot ``ancf_inertia`` (the cable's constant-mass kernel)."""
 
-    def __init__(self, names, dof_index, config_index, elements: AncfElements):
-        self._setup(names, dof_index, config_index, elements)
-        self.M = elements.mass_matrix()
+    def __init__(self, names, dof_index, config_index, M):
+        self._setup(names, dof_index, config_index)
+        self.M = np.asarray(M, float)
         self._zero = np.zeros_like(self.M)
+
+    def compiled_slot(self):
+        return CompiledSlot("ancf_inertia", (int_array(self.dof_index), float_array(self.M)))
 
     def inertia_force(self, qb, vb, ab, jacobians=True):
         F = np.einsum("nij,nj->ni", self.M, ab)
@@ -138,36 +142,76 @@ class AncfInertiaGroup(_AncfGroup, InertiaGroup):
 
 
 class AncfElasticGroup(_AncfGroup, ForceGroup):
-    """Elastic forces Q = −∂V/∂e and ∂Q/∂e = −K of a beam's elements (:mod:`.ancf_beam`)."""
+    """Elastic forces Q = −∂V/∂e and ∂Q/∂e = −K of the elements of all ANCF beams
+    (:mod:`.ancf_beam`; formulas in its docstring): in NumPy one
+    ``AncfElements.elastic_forces`` call per beam (the reference), compiled one loop over
+    all elements × points (slot ``ancf_elastic``, flexmbd/kernels/ancf_beam.py)."""
 
     output_names = ("strain_energy", "axial_force", "curvature")
 
-    def __init__(self, names, dof_index, config_index, elements: AncfElements):
-        self._setup(names, dof_index, config_index, elements)
+    def __init__(self, parts):
+        """``parts``: [(names, dof_index, config_index, elements)], one per beam."""
+        names, start, self.parts = [], 0, []
+        for nm, _, _, el in parts:
+            names += list(nm)
+            self.parts.append((slice(start, start + len(nm)), el))
+            start += len(nm)
+        self._setup(names, np.concatenate([p[1] for p in parts]), np.concatenate([p[2] for p in parts]))
+        self.stage = 1          # structural forces after the applied loads (summation order)
+
+    def compiled_slot(self):
+        """All beams in one slot: each element's points (the volume's, then the centre
+        line's for the strain split) with their (λ, μ, c), padded with zero-weight points
+        to the largest count (the plain form, other section rules)."""
+        bs, ws, cs = [], [], []
+        for _, el in self.parts:
+            n = len(el.e_ref)
+            bs.append(np.concatenate([pts.b for pts, _ in el.parts], axis=1))
+            ws.append(np.concatenate([pts.w for pts, _ in el.parts], axis=1))
+            cs.append(np.concatenate([np.broadcast_to(np.asarray(cf, float), (n, pts.w.shape[1], 3))
+                                      for pts, cf in el.parts], axis=1))
+        g = max(w.shape[1] for w in ws)
+
+        def pad(x):
+            return np.concatenate([x, np.zeros((x.shape[0], g - x.shape[1]) + x.shape[2:])], axis=1)
+        return CompiledSlot("ancf_elastic", (
+            int_array(self.config_index), float_array(np.concatenate([pad(b) for b in bs])),
+            float_array(np.concatenate([pad(w) for w in ws])), float_array(np.concatenate([pad(c) for c in cs]))))
+
+    def _forces(self, qe, jacobians):
+        out = [el.elastic_forces(qe[self.config_index[rows]], jacobians) for rows, el in self.parts]
+        if len(out) == 1:
+            return out[0]
+        f, K, V = zip(*out)
+        return np.concatenate(f), (np.concatenate(K) if jacobians else None), np.concatenate(V)
 
     def evaluate(self, qe, ve, t, jacobians=True):
-        f, K, _ = self.elements.elastic_forces(qe[self.config_index], jacobians)
+        f, K, _ = self._forces(qe, jacobians)
         return -f, (None if K is None else -K), None
 
     def potential_energy(self, qe, t):
-        return float(np.sum(self.elements.elastic_forces(qe[self.config_index], False)[2]))
+        return float(np.sum(self._forces(qe, False)[2]))
 
     def outputs(self, qe, ve, t):
         e = qe[self.config_index]
-        out = {"strain_energy": self.elements.elastic_forces(e, False)[2]}
-        out["axial_force"] = self.elements.axial_force(e)
-        out["curvature"] = self.elements.curvature(e)
-        return out
+        parts = [(el, e[rows]) for rows, el in self.parts]
+        return {"strain_energy": self._forces(qe, False)[2],
+                "axial_force": np.concatenate([el.axial_force(x) for el, x in parts]),
+                "curvature": np.concatenate([el.curvature(x) for el, x in parts])}
 
 
 class AncfWeightGroup(_AncfGroup, ForceGroup):
-    """Weight ρ ∫ Sᵀ g dV of a beam's elements (constant; a load in static load stepping)."""
+    """Weight ρ ∫ Sᵀ g dV of the elements of all ANCF beams (constant; a load in static
+    load stepping); compiled: slot ``ancf_weight`` (the cable's constant-load kernel)."""
 
     is_load = True
 
-    def __init__(self, names, dof_index, config_index, elements: AncfElements, gravity):
-        self._setup(names, dof_index, config_index, elements)
-        self.Q = elements.weight(gravity)
+    def __init__(self, names, dof_index, config_index, Q):
+        self._setup(names, dof_index, config_index)
+        self.Q = np.asarray(Q, float)
+
+    def compiled_slot(self):
+        return CompiledSlot("ancf_weight", (float_array(self.Q),))
 
     def evaluate(self, qe, ve, t, jacobians=True):
         return self.Q, None, None
@@ -177,20 +221,26 @@ class AncfWeightGroup(_AncfGroup, ForceGroup):
 
 
 def ancf_groups(system, specs):
-    """(inertia groups, force groups) of the ANCF beams ``specs``: one group of each per beam."""
-    inertia, forces = [], []
+    """(inertia groups, force groups) of the ANCF beams ``specs``: one inertia, one weight
+    and one elastic group for all of them (the first two over the beams with ρ > 0)."""
     gravity = np.asarray(system.model.gravity, dtype=float)
+    heavy, elastic = [], []
     for spec in specs:
         d = spec.data
         el = d["ancf"]
         names = [f"{spec.name}.e{i}" for i in range(len(d["conn"]))]
-        dofs, cfgs = _rows(system, spec, "dof"), _rows(system, spec, "config")
+        part = (names, _rows(system, spec, "dof"), _rows(system, spec, "config"), el)
+        elastic.append(part)
         if el.rho > 0:
-            inertia.append(AncfInertiaGroup(names, dofs, cfgs, el))
-            if np.any(gravity != 0):
-                g = AncfWeightGroup([f"{n}.weight" for n in names], dofs, cfgs, el, gravity)
-                forces.append(g)
-        elastic = AncfElasticGroup(names, dofs, cfgs, el)
-        elastic.stage = 1       # structural forces after the applied loads (summation order)
-        forces.append(elastic)
+            heavy.append(part)
+    inertia, forces = [], []
+    if heavy:
+        names = [x for p in heavy for x in p[0]]
+        dofs, cfgs = np.concatenate([p[1] for p in heavy]), np.concatenate([p[2] for p in heavy])
+        inertia.append(AncfInertiaGroup(names, dofs, cfgs, np.concatenate([p[3].mass_matrix() for p in heavy])))
+        if np.any(gravity != 0):
+            forces.append(AncfWeightGroup([f"{n}.weight" for n in names], dofs, cfgs,
+                                          np.concatenate([p[3].weight(gravity) for p in heavy])))
+    if elastic:
+        forces.append(AncfElasticGroup(elastic))
     return inertia, forces

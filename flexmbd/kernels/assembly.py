@@ -14,6 +14,7 @@ import numpy as np
 from numba import njit
 
 from .ancf_cable import constant_load, constant_mass
+from .ancf_beam import elastic_forces as _ancf_forces
 from .ancf_cable import elastic_forces as _cable_forces
 from .bodies import spatial_inertia
 from .dot import _assemble as _dot_assemble
@@ -222,6 +223,18 @@ def cable_elastic(cfg, dH_a, W_a, c0_a, dH_b, ddH_b, W_b, kappa0_b, EA, EI, line
 
 
 @njit(cache=True)
+def ancf_elastic(cfg, b, w, coef, qe, cK, matrix, vec, blk):
+    """Fully parameterized ANCF beam elements (kernels/ancf_beam.py): f = −Q into vec,
+    c_K K into blk."""
+    n = cfg.shape[0]
+    K = blk.reshape((n, 24, 24)) if matrix else np.empty((0, 24, 24))
+    _ancf_forces(qe, cfg, b, w, coef, matrix, vec.reshape((n, 24)), K, np.empty(n))
+    if matrix:
+        for k in range(blk.shape[0]):
+            blk[k] *= cK
+
+
+@njit(cache=True)
 def _sum_into(values, index, out):
     """out[index[k]] += values[k]; the last entry of out is the trash slot of ground rows/columns."""
     for k in range(values.shape[0]):
@@ -257,9 +270,10 @@ SLOTS = ("spatial_bodies", "planar_bodies", "gravity_spatial", "gravity_planar",
          "springs_planar", "points_spatial", "points_planar", "normalization", "dots_spatial", "dots_planar",
          "torques_spatial", "torques_planar", "rotational_springs_spatial", "rotational_springs_planar",
          "cable_inertia", "cable_weight", "cable_elastic", "springs_ancf_cable", "springs_ancf",
-         "points_ancf_cable", "points_ancf", "dots_ancf_cable", "dots_ancf")
+         "points_ancf_cable", "points_ancf", "dots_ancf_cable", "dots_ancf", "ancf_inertia", "ancf_weight",
+         "ancf_elastic")
 (S_SB, S_PB, S_GS, S_GP, S_SS, S_SP, S_PS, S_PP, S_NO, S_DS, S_DP, S_TS, S_TP, S_RS, S_RP,
- S_CI, S_CW, S_CE, S_SC, S_SA, S_PC, S_PA, S_DC, S_DA) = range(len(SLOTS))
+ S_CI, S_CW, S_CE, S_SC, S_SA, S_PC, S_PA, S_DC, S_DA, S_AI, S_AW, S_AE) = range(len(SLOTS))
 
 _SPRING = ("i2", "i2", "f2", "f2", "f1", "f1", "f1", "i1")   # config, dofs, u_i, u_j, k, c, l0, tension only
 _POINT = ("i2", "f2", "f2", "i1")                            # config, u, f, body-fixed
@@ -284,6 +298,10 @@ SLOT_ARGS = {
     # ANCF nodes (both kinds: markers linear in q, kernels/markers.py ancf_marker)
     "springs_ancf_cable": _SPRING, "springs_ancf": _SPRING, "points_ancf_cable": _POINT, "points_ancf": _POINT,
     "dots_ancf_cable": _DOT, "dots_ancf": _DOT,
+    # fully parameterized ANCF beam elements (flexmbd/beams/ancf_formulation.py): constant
+    # mass and weight (the cable's kernels); elastic forces from config rows, b_k, weights,
+    # (λ, μ, c) per point
+    "ancf_inertia": ("i2", "f3"), "ancf_weight": ("f2",), "ancf_elastic": ("i2", "f4", "f2", "f3"),
 }
 #: the arrays of each slot that depend on time (after its constant ones): actuator forces,
 #: load scales, driver terms (w, s), actuator torques
@@ -348,20 +366,24 @@ def evaluate_all(qe, ve, ae, lam, cM, cD, cK, scale, matrix, layout, vsize, bsiz
     if layout[s, 0] >= 0:
         planar_bodies(_a2(ib, tab, s, 0), _a2(fb, tab, s, 1), ae, cM, matrix, _span(vec, layout[s, 0], vsize[s]),
                       _span(blk, layout[s, 1], bsize[s]))
-    s = S_CI
-    if layout[s, 0] >= 0:
-        constant_mass(_a2(ib, tab, s, 0), _a3(fb, tab, s, 1), ae, cM, matrix, _span(vec, layout[s, 0], vsize[s]),
-                      _span(blk, layout[s, 1], bsize[s]))
-    s = S_CW
-    if layout[s, 0] >= 0:
-        constant_load(_a2(fb, tab, s, 0), scale, matrix, _span(vec, layout[s, 0], vsize[s]),
-                      _span(blk, layout[s, 1], bsize[s]))
+    for s in (S_CI, S_AI):
+        if layout[s, 0] >= 0:
+            constant_mass(_a2(ib, tab, s, 0), _a3(fb, tab, s, 1), ae, cM, matrix,
+                          _span(vec, layout[s, 0], vsize[s]), _span(blk, layout[s, 1], bsize[s]))
+    for s in (S_CW, S_AW):
+        if layout[s, 0] >= 0:
+            constant_load(_a2(fb, tab, s, 0), scale, matrix, _span(vec, layout[s, 0], vsize[s]),
+                          _span(blk, layout[s, 1], bsize[s]))
     s = S_CE
     if layout[s, 0] >= 0:
         cable_elastic(_a2(ib, tab, s, 0), _a3(fb, tab, s, 1), _a2(fb, tab, s, 2), _a2(fb, tab, s, 3),
                       _a3(fb, tab, s, 4), _a3(fb, tab, s, 5), _a2(fb, tab, s, 6), _a2(fb, tab, s, 7),
                       _a1(fb, tab, s, 8), _a1(fb, tab, s, 9), _a1(ib, tab, s, 10), qe, cK, matrix,
                       _span(vec, layout[s, 0], vsize[s]), _span(blk, layout[s, 1], bsize[s]))
+    s = S_AE
+    if layout[s, 0] >= 0:
+        ancf_elastic(_a2(ib, tab, s, 0), _a4(fb, tab, s, 1), _a2(fb, tab, s, 2), _a3(fb, tab, s, 3), qe, cK, matrix,
+                     _span(vec, layout[s, 0], vsize[s]), _span(blk, layout[s, 1], bsize[s]))
     for s in (S_GS, S_GP):
         if layout[s, 0] >= 0:
             gravity(_a1(fb, tab, s, 0), _a1(fb, tab, s, 1), scale, matrix, _span(vec, layout[s, 0], vsize[s]),
