@@ -66,15 +66,18 @@ class DynamicsStepper:
     """Advances a frozen system by one integrator step with Newton."""
 
     def __init__(self, system, integrator, newton: NewtonSolver, terms, finite_difference=False,
-                 project_velocities=False, linear_solver="auto"):
+                 project_velocities=False, linear_solver="auto", newton_start="previous"):
         self.sys = system
         self.project_velocities = project_velocities
+        self.zero_start = newton_start == "zero"
         self.projector = LinearSolver(linear_solver)
         self.coeffs = integrator.coefficients()
         self.newton = newton
         self.terms = terms
         self.fd = finite_difference
-        self.compiled = CompiledNewton.for_system(system, newton, terms, finite_difference)
+        # the compiled Newton step starts from the previous accelerations only
+        self.compiled = None if self.zero_start else CompiledNewton.for_system(system, newton, terms,
+                                                                                finite_difference)
 
     def step(self, s: StepState, h: float):
         if self.compiled is not None:
@@ -105,7 +108,8 @@ class DynamicsStepper:
         if self.newton.convergence == "increment":
             # P3's test: the change of the configuration, ‖Δq‖ = h²β' ‖Δq''‖ (multipliers not measured)
             weights = np.concatenate((np.full(n, bp), np.zeros(sys.m)))
-        out = self.newton.solve(residual, np.concatenate((s.qdd, s.lam)), key=h, increment_weights=weights)
+        start = np.zeros(n) if self.zero_start else s.qdd
+        out = self.newton.solve(residual, np.concatenate((start, s.lam)), key=h, increment_weights=weights)
         if not out.converged:
             return None, out
         qdd, lam = out.x[:n], out.x[n:]
@@ -224,7 +228,7 @@ def simulate(model: Model, t_end: float | None = None, h: float | None = None, *
     The solver settings are one :class:`~flexmbd.solvers.settings.DynamicSettings`
     (``settings``); ``t_end``, ``h`` and the other keyword arguments (``integrator``,
     ``tol``, ``max_iter``, ``jacobian``, ``refresh``, ``convergence``, ``max_halvings``,
-    ``linear_solver``, ``assemble``, ``t_start``, ``project_velocities``) override its
+    ``linear_solver``, ``assemble``, ``t_start``, ``project_velocities``, ``newton_start``) override its
     fields, or make it when ``settings`` is None.  Each is described, with its default
     and bounds, in :class:`~flexmbd.solvers.settings.DynamicSettings`; a bad value is a
     :class:`~flexmbd.solvers.settings.SettingError` (ValueError) naming it.
@@ -259,7 +263,7 @@ def simulate(model: Model, t_end: float | None = None, h: float | None = None, *
     if project_velocities is None:
         am, af, _, gamma = integ.coefficients()
         project_velocities = am == af == 0.0 and gamma == 0.5
-    stepper = DynamicsStepper(system, integ, newton, terms, fd, project_velocities, s.linear_solver)
+    stepper = DynamicsStepper(system, integ, newton, terms, fd, project_velocities, s.linear_solver, s.newton_start)
     if start is None:
         state, report = initial_state(system, t_start, s.assemble, s.linear_solver)
     else:

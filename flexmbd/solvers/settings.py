@@ -370,6 +370,13 @@ class DynamicSettings(Settings):
         'residual' (P1): ‖[F; Φ]‖₂ < tol.  'increment' (P3): the configuration change of a
         Newton iteration, ‖Δq‖₂ = h²β' ‖Δq''‖₂ < tol; for stiff structures, whose residual
         cannot fall below the rounding noise of their internal forces.
+    ``newton_start``
+        Each step's Newton iteration starts from the previous step's accelerations, so its
+        first configuration is q + h q' + h²(½ − β) a + h²β' q''_n.  When a sudden load meets a
+        stiff structure (a torque on the gradients of an ANCF node: q'' ≈ 2e9 at t = 0) that
+        start lies units of length away and Newton may converge to a spurious, strongly
+        deformed solution of the step's equations; 'zero' starts from q'' = 0, the
+        configuration the velocities alone predict (docs/beams-side-by-side.md, Model I).
     ``project_velocities``
         The index-3 trapezoidal rule (Newmark β = ¼, γ = ½) does not damp the
         velocity-constraint error, which alternates in sign from step to step and, with
@@ -406,6 +413,10 @@ class DynamicSettings(Settings):
     project_velocities: Optional[bool] = setting(
         None, "after each step, project q' mass-orthogonally onto the velocity constraints; None: for schemes "
               "without numerical dissipation (α_m = α_f = 0, γ = ½) only", in_file=False)
+    newton_start: Literal["previous", "zero"] = setting(
+        "previous", "first Newton iterate of each step for the accelerations: previous (the last step's, "
+                    "the usual guess) or zero (for stiff structures started by a sudden load, whose huge first "
+                    "accelerations can lead the iteration to a spurious solution; uses the NumPy Newton step)")
 
     def _check(self) -> None:
         span = self.t_end - self.t_start
