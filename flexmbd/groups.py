@@ -225,6 +225,26 @@ class InertiaGroup(Group):
         raise NotImplementedError
 
 
+class ConstantMassGroup(InertiaGroup):
+    """Inertia with a constant mass matrix per element, ``self.M`` (n, w, w): F = M q'' and
+    no velocity or configuration terms (ANCF elements, rigid bodies in natural coordinates)."""
+
+    M: np.ndarray
+
+    def inertia_force(self, qb, vb, ab, jacobians=True):
+        F = np.einsum("nij,nj->ni", self.M, ab)
+        if not jacobians:
+            return F, None, None, None
+        zero = np.zeros_like(self.M)
+        return F, zero, zero, self.M
+
+    def mass_matrix(self, qb: np.ndarray) -> np.ndarray:
+        return self.M
+
+    def element_kinetic_energy(self, qb: np.ndarray, vb: np.ndarray) -> np.ndarray:
+        return 0.5 * np.einsum("ni,nij,nj->n", vb, self.M, vb)
+
+
 class ForceGroup(Group):
     """Applied and internal forces: ``evaluate(qe, ve, t, jacobians)`` returns the
     generalised force Q (n_el, w) and ∂Q/∂q, ∂Q/∂q' (None where zero); the residual
@@ -351,6 +371,7 @@ def _right_by_side(Text, g, B, sides):
     return out
 
 
-__all__ = ["JACOBIAN_TERMS", "P1_PARTS", "jacobian_terms", "EvalContext", "Contribution", "Group", "InertiaGroup", "ForceGroup",
+__all__ = ["JACOBIAN_TERMS", "P1_PARTS", "jacobian_terms", "EvalContext", "Contribution", "Group", "InertiaGroup",
+           "ConstantMassGroup", "ForceGroup",
            "ConstraintGroup", "Unsupported", "CompiledSlot", "tangent_map", "kernel_suffix", "int_array",
            "float_array"]

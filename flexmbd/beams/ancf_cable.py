@@ -47,10 +47,11 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 
 from ..errors import ModelError
-from ..groups import CompiledSlot, ForceGroup, InertiaGroup, float_array, int_array
+from ..groups import CompiledSlot, ConstantMassGroup, ForceGroup, float_array, int_array
 from ..nodes import ANCF_CABLE
 from .formulations import BeamFormulation, register_formulation
 from .shape import gauss_legendre
+from .strain_energy import StrainEnergyGroup
 
 #: Gauss points per element (axial, bending) of each integration rule
 RULES = {"full": (5, 5), "reduced": (3, 3)}
@@ -194,7 +195,7 @@ class _Part(NamedTuple):
     maps: tuple
 
 
-class CableElasticGroup(ForceGroup):
+class CableElasticGroup(StrainEnergyGroup):
     """Elastic forces of ANCF cable elements (Q = −f, ∂Q/∂q = −K): vectorised over
     elements and Gauss points in NumPy (``elastic_forces``, the reference; one call per
     part of one integration rule and bending form), and in one compiled loop over all
@@ -234,24 +235,14 @@ class CableElasticGroup(ForceGroup):
             cat("ddH_b", gb), cat("W_b", gb, True), cat("kappa0_b", gb), float_array(self.EA),
             float_array(np.concatenate([p.EI for p in self.parts])), int_array(linear)))
 
-    def _forces(self, qe, jacobians):
+    def _part_forces(self, qe, jacobians):
         out = []
         for p in self.parts:
             r = p.rules
             out.append(elastic_forces(qe[self.config_index[p.rows]], r["dH_a"], r["ddH_a"], r["W_a"], r["c0_a"],
                                       r["dH_b"], r["ddH_b"], r["W_b"], r["kappa0_b"], p.EA, p.EI, p.linear, jacobians,
                                       p.maps))
-        if len(out) == 1:
-            return out[0]
-        f, K, U = zip(*out)
-        return np.concatenate(f), (np.concatenate(K) if jacobians else None), np.concatenate(U)
-
-    def evaluate(self, qe, ve, t, jacobians=True):
-        f, K, _ = self._forces(qe, jacobians)
-        return -f, (None if K is None else -K), None
-
-    def potential_energy(self, qe, t):
-        return float(np.sum(self._forces(qe, False)[2]))
+        return out
 
     def outputs(self, qe, ve, t):
         """Strain energy; axial force EA ε and curvature κ at the element's midpoint."""
@@ -269,7 +260,7 @@ def _pad(x: np.ndarray, g: int, weight: bool) -> np.ndarray:
     return np.concatenate([x, np.zeros_like(extra) if weight else extra], axis=1)
 
 
-class CableInertiaGroup(InertiaGroup):
+class CableInertiaGroup(ConstantMassGroup):
     """Constant consistent mass of ANCF cable elements: F = M q̈ (no velocity terms)."""
 
     kind = ANCF_CABLE
@@ -283,18 +274,6 @@ class CableInertiaGroup(InertiaGroup):
     def compiled_slot(self):
         return CompiledSlot("cable_inertia", (int_array(self.dof_index), float_array(self.M)))
 
-    def inertia_force(self, qb, vb, ab, jacobians=True):
-        F = np.einsum("nij,nj->ni", self.M, ab)
-        if not jacobians:
-            return F, None, None, None
-        Z = np.zeros_like(self.M)
-        return F, Z, Z, self.M
-
-    def mass_matrix(self, qb):
-        return self.M
-
-    def element_kinetic_energy(self, qb, vb):
-        return 0.5 * np.einsum("ni,nij,nj->n", vb, self.M, vb)
 
 
 class CableGravityGroup(ForceGroup):

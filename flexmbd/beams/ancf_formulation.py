@@ -19,11 +19,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ModelError
-from ..groups import CompiledSlot, ForceGroup, InertiaGroup, float_array, int_array
+from ..groups import CompiledSlot, ConstantMassGroup, ForceGroup, float_array, int_array
 from ..nodes import ANCF
 from ..rotations import rotation_matrix
 from .ancf_beam import LOCKING, AncfElements, hermite_shapes, reference_coordinates, section_rule
 from .formulations import BeamFormulation, register_formulation
+from .strain_energy import StrainEnergyGroup
 
 __all__ = ["AncfElasticGroup", "AncfFormulation", "AncfInertiaGroup", "AncfWeightGroup", "ancf_groups",
            "material"]
@@ -116,32 +117,20 @@ class _AncfGroup:
         self.config_index = np.asarray(config_index, dtype=int)
 
 
-class AncfInertiaGroup(_AncfGroup, InertiaGroup):
+class AncfInertiaGroup(_AncfGroup, ConstantMassGroup):
     """Constant consistent mass ρ ∫ Sᵀ S dV of the elements of all ANCF beams: F = M q̈, no
     velocity terms; compiled: slot ``ancf_inertia`` (the cable's constant-mass kernel)."""
 
     def __init__(self, names, dof_index, config_index, M):
         self._setup(names, dof_index, config_index)
         self.M = np.asarray(M, float)
-        self._zero = np.zeros_like(self.M)
 
     def compiled_slot(self):
         return CompiledSlot("ancf_inertia", (int_array(self.dof_index), float_array(self.M)))
 
-    def inertia_force(self, qb, vb, ab, jacobians=True):
-        F = np.einsum("nij,nj->ni", self.M, ab)
-        if not jacobians:
-            return F, None, None, None
-        return F, self._zero, self._zero, self.M
-
-    def mass_matrix(self, qb):
-        return self.M
-
-    def element_kinetic_energy(self, qb, vb):
-        return 0.5 * np.einsum("ni,nij,nj->n", vb, self.M, vb)
 
 
-class AncfElasticGroup(_AncfGroup, ForceGroup):
+class AncfElasticGroup(_AncfGroup, StrainEnergyGroup):
     """Elastic forces Q = −∂V/∂e and ∂Q/∂e = −K of the elements of all ANCF beams
     (:mod:`.ancf_beam`; formulas in its docstring): in NumPy one
     ``AncfElements.elastic_forces`` call per beam (the reference), compiled one loop over
@@ -178,19 +167,8 @@ class AncfElasticGroup(_AncfGroup, ForceGroup):
             int_array(self.config_index), float_array(np.concatenate([pad(b) for b in bs])),
             float_array(np.concatenate([pad(w) for w in ws])), float_array(np.concatenate([pad(c) for c in cs]))))
 
-    def _forces(self, qe, jacobians):
-        out = [el.elastic_forces(qe[self.config_index[rows]], jacobians) for rows, el in self.parts]
-        if len(out) == 1:
-            return out[0]
-        f, K, V = zip(*out)
-        return np.concatenate(f), (np.concatenate(K) if jacobians else None), np.concatenate(V)
-
-    def evaluate(self, qe, ve, t, jacobians=True):
-        f, K, _ = self._forces(qe, jacobians)
-        return -f, (None if K is None else -K), None
-
-    def potential_energy(self, qe, t):
-        return float(np.sum(self._forces(qe, False)[2]))
+    def _part_forces(self, qe, jacobians):
+        return [el.elastic_forces(qe[self.config_index[rows]], jacobians) for rows, el in self.parts]
 
     def outputs(self, qe, ve, t):
         e = qe[self.config_index]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..groups import ConstraintGroup, InertiaGroup
+from ..groups import ConstantMassGroup, ConstraintGroup
 from ..nodes import ANCF
 
 __all__ = ["AncfBodyGroup", "RigidityGroup", "second_moments"]
@@ -32,7 +32,7 @@ def second_moments(inertia) -> np.ndarray:
     return 0.5 * np.trace(inertia, axis1=-2, axis2=-1)[..., None, None] * np.eye(3) - inertia
 
 
-class AncfBodyGroup(InertiaGroup):
+class AncfBodyGroup(ConstantMassGroup):
     """Rigid bodies on ANCF nodes: F = M q̈ with the constant M = blockdiag(m 𝟙, J̄ ⊗ 𝟙)."""
 
     kind = ANCF
@@ -48,19 +48,7 @@ class AncfBodyGroup(InertiaGroup):
         Jb = second_moments(np.array([b.inertia for b in bodies]))
         M[:, 1:, :, 1:, :] = Jb[:, :, None, :, None] * np.eye(3)[None, None, :, None, :]
         self.M = M.reshape(n, 12, 12)
-        self._zero = np.zeros_like(self.M)
 
-    def inertia_force(self, qb, vb, ab, jacobians=True):
-        F = np.einsum("nij,nj->ni", self.M, ab)
-        if not jacobians:
-            return F, None, None, None
-        return F, self._zero, self._zero, self.M
-
-    def mass_matrix(self, qb):
-        return self.M
-
-    def element_kinetic_energy(self, qb, vb):
-        return 0.5 * np.einsum("ni,nij,nj->n", vb, self.M, vb)
 
 
 class RigidityGroup(ConstraintGroup):
