@@ -2,6 +2,7 @@
 from . import catalog  # noqa: F401  (registers every element type)
 from .ground import GROUND
 from .model import Model, ModelError
+from .system import RedundantConstraintWarning
 from .rotations import quaternion_from_axis_angle
 from .solvers.integrators import HHT, GeneralizedAlpha, Newmark
 from .timefunctions import Constant, ConstantSpeed, Polynomial, Ramp, UserFunction
@@ -11,4 +12,5 @@ from .solvers import dynamics, kinematics, static  # noqa: F401,E402
 from .io import results_h5  # noqa: F401,E402
 
 __all__ = ["Model", "ModelError", "GROUND", "Newmark", "HHT", "GeneralizedAlpha", "Constant", "ConstantSpeed",
-           "Polynomial", "Ramp", "UserFunction", "quaternion_from_axis_angle", "__version__"]
+           "Polynomial", "Ramp", "UserFunction", "quaternion_from_axis_angle", "RedundantConstraintWarning",
+           "__version__"]

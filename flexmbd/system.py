@@ -581,11 +581,19 @@ class System:
         return f"constraint of {self.equation_owner[k]!r} ({self.equation_label[k]})"
 
 
-def freeze_reporting(model):
-    """``model.freeze()``, with redundant-constraint warnings pointing at the solver's caller."""
+def freeze_reporting(model, redundancy: str | None = None, system: "System | None" = None) -> "System":
+    """The system a solver works on: ``system`` if given, else ``model.freeze()`` (with
+    ``redundancy``, "remove" by default, or "keep"), its redundant-constraint warnings
+    pointing at the solver's caller.  ``redundancy`` with a given ``system`` is a
+    ValueError: that system was frozen already."""
+    if system is not None:
+        if redundancy is not None:
+            raise ValueError("redundancy applies when the solver freezes the model; the given system is frozen "
+                             "already (pass redundancy to model.freeze instead)")
+        return system
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RedundantConstraintWarning)
-        system = model.freeze()
+        system = model.freeze() if redundancy is None else model.freeze(redundancy=redundancy)
     for w in caught:
         warnings.warn(w.message, w.category, stacklevel=user_stacklevel())
     return system

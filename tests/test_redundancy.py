@@ -281,3 +281,25 @@ def test_redundancy_found_in_a_large_planar_loop_of_spatial_revolutes():
     assert len(sys_.removed_equations) == 3
     assert all(owner == "closure" for owner, _ in sys_.removed_equations)
     assert any(issubclass(w.category, RedundantConstraintWarning) for w in caught)
+
+
+def test_solvers_take_the_redundancy_option_of_model_files():
+    """simulate / static_equilibrium / kinematics accept redundancy="keep" (as a model
+    file's solver section does): the P1 slider-crank then keeps its 23 equations, warns
+    nothing, and moves as with the redundant equations removed; a bad value names the
+    choices; with a frozen system the option is refused."""
+    model = p1_slider_crank(k=2e4, c=1e3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RedundantConstraintWarning)
+        kept = model.simulate(t_end=0.1, h=0.01, redundancy="keep")
+    assert kept.success and kept.system.m == 23 and not kept.system.removed_equations
+    removed = _quiet(model.simulate, t_end=0.1, h=0.01)
+    assert removed.system.m == 20
+    np.testing.assert_allclose(kept["slider.position"], removed["slider.position"], atol=1e-9)
+    assert fm.RedundantConstraintWarning is RedundantConstraintWarning
+    with pytest.raises(ValueError, match="'remove' or 'keep'"):
+        model.simulate(t_end=0.1, h=0.01, redundancy="drop")
+    with pytest.raises(ValueError, match="frozen already"):
+        model.simulate(t_end=0.1, h=0.01, redundancy="keep", system=_keep_all(model))
+    static = model.static_equilibrium(load_steps=1, redundancy="keep")
+    assert static.system.m == 23

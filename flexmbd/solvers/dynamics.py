@@ -222,7 +222,8 @@ def initial_state(system, t0=0.0, assemble=True, linear_solver="auto"):
 def simulate(model: Model, t_end: float | None = None, h: float | None = None, *,
              settings: DynamicSettings | None = None, system: System | None = None,
              progress: Callable | None = None, raise_on_failure: bool = False, start: StepState | None = None,
-             on_step: Callable | None = None, grid_origin: float | None = None, **overrides: Any) -> Result:
+             on_step: Callable | None = None, grid_origin: float | None = None, redundancy: str | None = None,
+             **overrides: Any) -> Result:
     """Integrate ``model`` from t_start to t_end with step h.
 
     The solver settings are one :class:`~flexmbd.solvers.settings.DynamicSettings`
@@ -239,6 +240,8 @@ def simulate(model: Model, t_end: float | None = None, h: float | None = None, *
     (``raise_on_failure``: a StepFailure is raised instead).
 
     system:   the frozen system (default: ``model.freeze()``, redundancy warnings shown).
+    redundancy: "remove" (default) or "keep" redundant constraint equations when the model
+              is frozen here (as a model file's ``solver: redundancy``); not with ``system``.
     start:    a :class:`StepState` to continue from (a resumed run); t_start is then start.t.
     grid_origin: with ``start``, the time grid of the original run (targets are
               grid_origin + k h exactly, so a resumed run repeats the same steps).
@@ -256,8 +259,7 @@ def simulate(model: Model, t_end: float | None = None, h: float | None = None, *
     h, t_end, t_start, integ = s.h, s.t_end, s.t_start, s.integrator
     fd = s.jacobian == "fd"
     terms = jacobian_terms(None if fd else s.jacobian)
-    if system is None:
-        system = freeze_reporting(model)
+    system = freeze_reporting(model, redundancy, system)
     newton = NewtonSolver(s.tol, s.max_iter, s.refresh, s.convergence, s.linear_solver)
     project_velocities = s.project_velocities
     if project_velocities is None:

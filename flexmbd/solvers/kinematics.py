@@ -101,7 +101,7 @@ def _constraints_and_jacobian(system, qe, t):
 
 
 def kinematic_analysis(model, times, tol=1e-10, max_iter=25, system=None, loads=True, condition_growth=1e3,
-                       max_condition=None):
+                       max_condition=None, redundancy=None):
     """Kinematics (and, if ``loads``, driver loads) of a fully driven mechanism at ``times``.
 
     ``times``: non-decreasing; each solution starts Newton from the previous one.
@@ -112,12 +112,13 @@ def kinematic_analysis(model, times, tol=1e-10, max_iter=25, system=None, loads=
     ``max_condition`` (default: ``condition_growth`` times its value at the first time).
     Near a dead point the solution may jump to another assembly branch, so it is safer
     to stop; ``res.condition`` holds the condition number at every time.
+    ``redundancy``: "remove" (default) or "keep" redundant equations when the model is
+    frozen here; not with ``system``.
     """
     times = np.asarray(times, dtype=float).reshape(-1)
     if times.size == 0 or not np.all(np.isfinite(times)) or np.any(np.diff(times) < 0):
         raise ValueError("times must be a non-empty, non-decreasing sequence of finite numbers")
-    if system is None:
-        system = freeze_reporting(model)
+    system = freeze_reporting(model, redundancy, system)
     n, m = system.n, system.m
     if m != n:
         drivers = [e.name for e in system.model.elements if e.type.prescribes_motion]

@@ -114,7 +114,8 @@ class _LoadStepFailure(RuntimeError):
 
 def static_equilibrium(model: Model, load_steps: int | None = None, *, settings: StaticSettings | None = None,
                        system: System | None = None, on_step: Callable | None = None,
-                       progress: Callable | None = None, **overrides: Any) -> StaticResult:
+                       progress: Callable | None = None, redundancy: str | None = None,
+                       **overrides: Any) -> StaticResult:
     """Equilibrium of ``model`` under its loads, reached in ``load_steps`` equal increments.
 
     The settings are one :class:`~flexmbd.solvers.settings.StaticSettings` (``settings``);
@@ -134,6 +135,8 @@ def static_equilibrium(model: Model, load_steps: int | None = None, *, settings:
               as it goes, so an analysis stopped early keeps what it reached; returning
               False stops it (``success`` False, the message says so).
     progress: ``progress(load_factor, k, load_steps, newton_stats)`` after each load step.
+    redundancy: "remove" (default) or "keep" redundant constraint equations when the model
+              is frozen here; not with ``system``.
 
     Returns a :class:`StaticResult` (``success``, ``message``, ``q``, ``lam``,
     ``iterations``, ``load_factor``); a failure never raises.
@@ -144,8 +147,7 @@ def static_equilibrium(model: Model, load_steps: int | None = None, *, settings:
     load_steps, tol, max_iter, jacobian, time = st.load_steps, st.tol, st.max_iter, st.jacobian, st.time
     max_cuts, assemble, linear_solver, convergence = st.max_cuts, st.assemble, st.linear_solver, st.convergence
     terms = jacobian_terms(jacobian)
-    if system is None:
-        system = freeze_reporting(model)
+    system = freeze_reporting(model, redundancy, system)
     n, m = system.n, system.m
     res = StaticResult(system, float(time))
     res.jacobian = jacobian if isinstance(jacobian, str) else "+".join(sorted(terms))
