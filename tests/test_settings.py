@@ -208,8 +208,7 @@ def test_solver_sections_of_the_schema_are_the_settings_fields():
             for key, bound in (("exclusiveMinimum", about.gt), ("minimum", about.ge), ("maximum", about.le)):
                 assert props[f.name].get(key) == bound, (f.name, key)
     assert S.Solver.model_json_schema()["properties"]["integrator"]["default"] == "newmark"
-    assert {f.name for f in DynamicSettings.file_fields()} == set(DynamicSettings.hints()) - {
-        "FOR", "t_start", "project_velocities"}
+    assert {f.name for f in DynamicSettings.file_fields()} == set(DynamicSettings.hints()) - {"FOR", "t_start"}
 
 
 SLIDER = Path(fm.__file__).parent / "models" / "slider-crank-sda.yaml"

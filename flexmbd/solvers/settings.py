@@ -412,7 +412,7 @@ class DynamicSettings(Settings):
                              in_file=False)
     project_velocities: Optional[bool] = setting(
         None, "after each step, project q' mass-orthogonally onto the velocity constraints; None: for schemes "
-              "without numerical dissipation (α_m = α_f = 0, γ = ½) only", in_file=False)
+              "without numerical dissipation (α_m = α_f = 0, γ = ½) only")
     newton_start: Literal["previous", "zero"] = setting(
         "previous", "first Newton iterate of each step for the accelerations: previous (the last step's, "
                     "the usual guess) or zero (for stiff structures started by a sudden load, whose huge first "
