@@ -23,6 +23,7 @@ ELEMENT_MODULES = (
     "flexmbd.forces.rotational_spring",
     "flexmbd.forces.loads",
     "flexmbd.forces.bushing",
+    "flexmbd.forces.joint_friction",
     "flexmbd.bodies.marker",
 )
 

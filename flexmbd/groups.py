@@ -124,6 +124,8 @@ class EvalContext:
     terms: frozenset = frozenset(JACOBIAN_TERMS)
     #: right(group, B): ∂/∂q columns of B times T(Δ) (None: vector kinds / no Δ)
     tangent: Callable | None = None
+    #: set-valued forces (:class:`FrictionGroup`) are the solver's own: left out
+    set_valued: bool = False
 
     def right(self, group: "Group", B: np.ndarray | None) -> np.ndarray | None:
         if B is None or self.tangent is None:
@@ -174,15 +176,16 @@ class Group:
     def potential_energy(self, qe: np.ndarray, t: float) -> float:
         return 0.0
 
-    def dissipation_power(self, qe: np.ndarray, ve: np.ndarray, t: float) -> float:
+    def dissipation_power(self, qe: np.ndarray, ve: np.ndarray, t: float, lam: np.ndarray | None = None) -> float:
         return 0.0
 
     def external_power(self, qe: np.ndarray, ve: np.ndarray, t: float, lam: np.ndarray) -> float:
         """Power of sources outside the system (applied loads, prescribed motions)."""
         return 0.0
 
-    def outputs(self, qe: np.ndarray, ve: np.ndarray, t: float) -> dict:
-        """Named per-element outputs, each an (n_el,) array."""
+    def outputs(self, qe: np.ndarray, ve: np.ndarray, t: float, lam: np.ndarray | None = None) -> dict:
+        """Named per-element outputs, each an (n_el,) array (``lam``: the multipliers, for
+        forces that depend on them)."""
         return {}
 
     def resolve_coupling(self, system) -> None:
@@ -280,6 +283,110 @@ class ForceGroup(Group):
         return Contribution(F, B)
 
 
+class FrictionGroup(ForceGroup):
+    """Dry (Coulomb) friction in joints: a force along a joint's free motion whose magnitude is
+    μ times the norm of some of the joint's multipliers, its normal force (P2: Wang, Wang &
+    Zhuang 2014, "frictional sliding joints"; the pin friction of engineering codes).
+
+    Element e has a slip measure m_e(q) (a sliding coordinate or a relative angle,
+    :mod:`flexmbd.forces.pair_kinematics`) with rate v_r = W_e q', W_e = ∂m_e/∂q (n_el, w), a
+    lever ℓ_e (1 for sliding, the pin radius for turning), the normal force
+    N_e = ‖λ[coupling_index[e]]‖ and the kinetic and static coefficients μ_e ≤ μ0_e.  The
+    generalised friction force is
+
+        Q = −ℓ μ N σ(v_r) Wᵀ,
+
+    * with the regularised sign σ(v) = v/√(v² + ε²) in the smooth solvers (Newmark family,
+      statics), where :meth:`evaluate` gives exact ∂Q/∂q, ∂Q/∂q' and :meth:`coupling` the
+      block ∂F/∂λ = −∂Q/∂λ;
+    * with the set-valued sign in the solvers that treat it as such (event-driven and
+      time-stepping), which read :meth:`slip_kinematics` and the coefficients and ask the
+      system to leave these forces out of the residual (``EvalContext.set_valued``).
+
+    A subclass provides ``measure(qe, ve, hessian) → dict(value, J, rate[, H])``
+    (H = ∂J/∂Δ, (n_el, w, w)) and sets ``mu``, ``mu_static``, ``lever``, ``epsilon``.
+    """
+
+    output_names = ("normal_force", "friction_force", "slip_velocity")
+    mu: np.ndarray
+    mu_static: np.ndarray
+    lever: np.ndarray
+    epsilon: np.ndarray
+
+    def measure(self, qe: np.ndarray, ve: np.ndarray, hessian: bool) -> dict:
+        raise NotImplementedError
+
+    def normal_force(self, lam: np.ndarray | None) -> np.ndarray:
+        """N_e = ‖λ[coupling_index[e]]‖ (n_el,) (zero without multipliers)."""
+        if lam is None or self.coupling_index is None:
+            return np.zeros(len(self))
+        return np.linalg.norm(lam[self.coupling_index], axis=1)
+
+    def slip_kinematics(self, qe: np.ndarray, ve: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """v_r (n_el,), W (n_el, w) and W' q' = q'ᵀ Hᵀ q' (n_el,), so that v_r' = W q'' + W' q'
+        (along vector-kind coordinates; the set-valued solvers run on those)."""
+        kin = self.measure(qe, ve, True)
+        vl = ve[self.dof_index]
+        return kin["rate"], kin["J"], np.einsum("nj,nij,ni->n", vl, kin["H"], vl)
+
+    def _sign(self, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        r = np.sqrt(v * v + self.epsilon ** 2)
+        return v / r, self.epsilon ** 2 / r ** 3
+
+    def evaluate(self, qe, ve, t, jacobians=True, lam=None):
+        """Q, ∂Q/∂q, ∂Q/∂q' of the regularised law at the multipliers ``lam``."""
+        kin = self.measure(qe, ve, jacobians)
+        J, rate = kin["J"], kin["rate"]
+        sig, dsig = self._sign(rate)
+        N = self.normal_force(lam)
+        f = self.lever * self.mu * N                                   # friction magnitude
+        Q = -(f * sig)[:, None] * J
+        if not jacobians:
+            return Q, None, None
+        H = kin["H"]
+        vl = ve[self.dof_index]
+        drate = np.einsum("nij,ni->nj", H, vl)                          # ∂v_r/∂q = Hᵀ q'
+        K = -(f * sig)[:, None, None] * H - (f * dsig)[:, None, None] * J[:, :, None] * drate[:, None, :]
+        D = -(f * dsig)[:, None, None] * J[:, :, None] * J[:, None, :]
+        return Q, K, D
+
+    def coupling(self, qe, ve, lam):
+        """C = ∂F/∂λ = −∂Q/∂λ at the rows ``coupling_index`` (n_el, w, k); ∂N/∂λ = λ/N (0 at N = 0)."""
+        kin = self.measure(qe, ve, False)
+        sig, _ = self._sign(kin["rate"])
+        rows = lam[self.coupling_index]
+        N = np.linalg.norm(rows, axis=1)
+        dN = np.divide(rows, N[:, None], out=np.zeros_like(rows), where=N[:, None] > 0)
+        return (self.lever * self.mu * sig)[:, None, None] * kin["J"][:, :, None] * dN[:, None, :]
+
+    def contribute(self, ctx):
+        if ctx.set_valued:
+            w = self.width
+            return Contribution(np.zeros(self.dof_index.shape),
+                                np.zeros((len(self), w, w)) if ctx.matrix else None,
+                                C=np.zeros((len(self), w, self.coupling_index.shape[1])) if ctx.matrix else None)
+        Q, K, D = self.evaluate(ctx.qe, ctx.ve, ctx.t, jacobians=ctx.matrix, lam=ctx.lam)
+        if not ctx.matrix:
+            return Contribution(-Q)
+        B = -ctx.cK * ctx.right(self, K) - ctx.cD * D
+        return Contribution(-Q, B, C=self.coupling(ctx.qe, ctx.ve, ctx.lam))
+
+    def outputs(self, qe, ve, t, lam=None):
+        """normal force N [N], friction force (torque about the axis for pins) on body j
+        along the slip direction [N or N m] with the regularised sign, slip velocity v_r."""
+        kin = self.measure(qe, ve, False)
+        N = self.normal_force(lam)
+        sig, _ = self._sign(kin["rate"])
+        return {"normal_force": N, "friction_force": -self.lever * self.mu * N * sig, "slip_velocity": kin["rate"]}
+
+    def dissipation_power(self, qe, ve, t, lam=None):
+        """ℓ μ N σ(v_r) v_r ≥ 0 (the regularised law's power; the set-valued solvers report
+        their own)."""
+        kin = self.measure(qe, ve, False)
+        sig, _ = self._sign(kin["rate"])
+        return float(np.sum(self.lever * self.mu * self.normal_force(lam) * sig * kin["rate"]))
+
+
 class ConstraintGroup(Group):
     """Constraint equations, one per element (row); ``first_row`` is the group's first
     multiplier row, set by the system.  ``owner``/``label`` name each equation."""
@@ -372,6 +479,6 @@ def _right_by_side(Text, g, B, sides):
 
 
 __all__ = ["JACOBIAN_TERMS", "P1_PARTS", "jacobian_terms", "EvalContext", "Contribution", "Group", "InertiaGroup",
-           "ConstantMassGroup", "ForceGroup",
+           "ConstantMassGroup", "ForceGroup", "FrictionGroup",
            "ConstraintGroup", "Unsupported", "CompiledSlot", "tangent_map", "kernel_suffix", "int_array",
            "float_array"]

@@ -99,7 +99,8 @@ class Result:
         key = ("group outputs", k)          # not an output name: names are strings
         if key not in self._cache:
             sys = self.system
-            rows = [group.outputs(sys.extend(q), sys.extend_velocity(v), t) for t, q, v in zip(self.t, self.q, self.v)]
+            rows = [group.outputs(sys.extend(q), sys.extend_velocity(v), t, lam)
+                    for t, q, v, lam in zip(self.t, self.q, self.v, self.lam)]
             self._cache[key] = {what: np.array([r[what] for r in rows]) for what in group.output_names}
         return self._cache[key]
 
@@ -158,7 +159,7 @@ class Result:
         sys = self.system
         ke = np.array([sys.kinetic_energy(q, v) for q, v in zip(self.q, self.v)])
         pe = np.array([sys.potential_energy(q, t) for t, q in zip(self.t, self.q)])
-        pw = np.array([sys.dissipation_power(q, v, t) for t, q, v in zip(self.t, self.q, self.v)])
+        pw = np.array([sys.dissipation_power(q, v, t, lam) for t, q, v, lam in zip(self.t, self.q, self.v, self.lam)])
         lw = np.array([sys.external_power(q, v, t, lam) for t, q, v, lam in zip(self.t, self.q, self.v, self.lam)])
         dt = np.diff(self.t)
         dissipated = np.r_[0.0, np.cumsum(0.5 * (pw[1:] + pw[:-1]) * dt)]

@@ -31,7 +31,7 @@ import scipy.sparse as sp
 
 from .compiled_assembly import compiled_assembly
 from .ground import GROUND
-from .groups import JACOBIAN_TERMS, P1_PARTS, EvalContext, jacobian_terms, tangent_map  # noqa: F401
+from .groups import JACOBIAN_TERMS, P1_PARTS, EvalContext, FrictionGroup, jacobian_terms, tangent_map  # noqa: F401
 from .nodes import KINDS, kind_order
 from .linalg import DENSE_LIMIT
 from .errors import ModelError, user_stacklevel
@@ -285,6 +285,11 @@ class System:
         """The groups whose forces depend on multipliers (with a coupling block ∂F/∂λ)."""
         return [g for g in self.groups if g.coupling_index is not None]
 
+    @property
+    def friction_groups(self):
+        """The groups of set-valued friction forces (:class:`~flexmbd.groups.FrictionGroup`)."""
+        return [g for g in self.force_groups if isinstance(g, FrictionGroup)]
+
     def _index_constraints(self):
         self.m = sum(len(g) for g in self.constraint_groups)
         self.constraint_offsets = np.cumsum([0] + [len(g) for g in self.constraint_groups])[:-1]
@@ -502,7 +507,7 @@ class System:
         return tangent_map([(kind, kind.tangent(delta[vi]), vi[:, 0]) for kind, _, vi in self._lie], self.n_ext)
 
     def evaluate(self, q, v, a, lam, t, *, cM=1.0, cD=0.0, cK=0.0, terms=frozenset(JACOBIAN_TERMS),
-                 load_factor=1.0, matrix=True, tangent=None, coupling=True):
+                 load_factor=1.0, matrix=True, tangent=None, coupling=True, set_valued=False):
         """Residual F (n,), constraints Φ (m,) and, if asked, the Newton matrix
         (a dense array for small systems, else CSR with the fixed pattern).
 
@@ -511,16 +516,18 @@ class System:
         unknowns move Δ, pass ``tangent=Δ``: their columns are then multiplied by the
         tangent operator T(Δ) of Lie-group bodies, giving ∂/∂Δ exactly (no effect for
         vector kinds).  Forces that depend on multipliers add ∂F/∂λ to the upper right block
-        (``coupling=False`` leaves it out).  Every group contributes through :meth:`flexmbd.groups.Group.contribute`;
+        (``coupling=False`` leaves it out).  ``set_valued=True`` leaves out the forces with a
+        set-valued law (:class:`~flexmbd.groups.FrictionGroup`), which a solver that treats
+        them as such adds itself.  Every group contributes through :meth:`flexmbd.groups.Group.contribute`;
         contributions are concatenated in a fixed order and summed with one ``bincount``
         each for the vector and the matrix (index maps from the pattern).
         """
         qe, ve = self.extend(q), self.extend_velocity(v)
         ae = self.extend_velocity(a)
-        if self.compiled is not None and len(terms) == len(JACOBIAN_TERMS):
+        if self.compiled is not None and len(terms) == len(JACOBIAN_TERMS) and not set_valued:
             return self.compiled.evaluate(qe, ve, ae, lam, t, cM, cD, cK, load_factor, matrix)
         ctx = EvalContext(qe, ve, ae, lam, t, cM, cD, cK, load_factor, matrix, terms,
-                          self._tangent_maps(tangent) if matrix else None)
+                          self._tangent_maps(tangent) if matrix else None, set_valued)
         Phi = np.empty(self.m)
         coupling_block = coupling
         vecs, blocks, coupling, jac_blocks = [], [], [], []
@@ -553,9 +560,9 @@ class System:
         qe = self.extend(q)
         return float(sum(g.potential_energy(qe, t) for g in self.groups))
 
-    def dissipation_power(self, q, v, t):
+    def dissipation_power(self, q, v, t, lam=None):
         qe, ve = self.extend(q), self.extend_velocity(v)
-        return float(sum(g.dissipation_power(qe, ve, t) for g in self.groups))
+        return float(sum(g.dissipation_power(qe, ve, t, lam) for g in self.groups))
 
     def external_power(self, q, v, t, lam):
         """Power of the loads and prescribed motions acting from outside the system."""

@@ -208,15 +208,33 @@ def test_force_jacobians(kind, seed, t):
     rng = np.random.default_rng(seed)
     q, v, _ = random_state(sys, rng)
     qe, ve = sys.extend(q), sys.extend_velocity(v)
+    lam = rng.standard_normal(sys.m)
     for g0 in sys.force_groups:
         g = detached(g0)
         X, V = qe[g0.config_index], ve[g0.dof_index]
-        Q, K, D = g.evaluate(X.ravel(), V.ravel(), t)
-        fq = central_incr(lambda Y: g.evaluate(Y.ravel(), V.ravel(), t)[0], g.kind, X)
-        fv = central_local(lambda Y: g.evaluate(X.ravel(), Y.ravel(), t)[0], V)
+        # forces that depend on multipliers (friction) at random λ, and their block ∂F/∂λ
+        kw = {"lam": lam} if g0.coupling_index is not None else {}
+        Q, K, D = g.evaluate(X.ravel(), V.ravel(), t, **kw)
+        fq = central_incr(lambda Y: g.evaluate(Y.ravel(), V.ravel(), t, **kw)[0], g.kind, X)
+        fv = central_local(lambda Y: g.evaluate(X.ravel(), Y.ravel(), t, **kw)[0], V)
         names = [f"{type(g).__name__} {nm}" for nm in g.element_names]
         close(K if K is not None else 0 * fq, fq, [nm + " ∂Q/∂q" for nm in names], Q)
         close(D if D is not None else 0 * fv, fv, [nm + " ∂Q/∂q'" for nm in names], Q)
+        if kw:
+            assert np.any(Q), f"{type(g).__name__}: no force at random multipliers"
+            rows = g0.coupling_index
+            C = g.coupling(X.ravel(), V.ravel(), lam)
+            for k in range(rows.shape[1]):
+                def Qk(x, k=k):
+                    out = np.empty_like(Q)
+                    for e in range(len(rows)):
+                        lp = lam.copy()
+                        lp[rows[e, k]] = x[e]
+                        out[e] = g.evaluate(X.ravel(), V.ravel(), t, lam=lp)[0][e]
+                    return out
+                x0 = lam[rows[:, k]]
+                num = (Qk(x0 + 1e-6) - Qk(x0 - 1e-6)) / 2e-6
+                close(C[:, :, k], -num, [nm + f" ∂F/∂λ[{k}]" for nm in names], Q)
 
 
 @pytest.mark.parametrize("kind", KIND_NAMES)
@@ -297,4 +315,8 @@ def test_assembled_matrix_matches_residual_derivatives(kind):
         close(A[None, :n, :n], num[None], f"assembled block cM={cM} cD={cD} cK={cK}")
     Jq = central(lambda x: sys.evaluate(sys.increment(q, x), v, a, lam, t, matrix=False)[1], 0 * v)
     close(A[None, n:, :n], Jq[None], "assembled Φ_q")
-    close(A[None, :n, n:], Jq.T[None], "assembled Φ_qᵀ")
+    # upper right: Φ_qᵀ plus ∂F/∂λ of forces that depend on multipliers (friction)
+    Fl = central(lambda x: sys.evaluate(q, v, a, x, t, matrix=False)[0], lam)
+    close(A[None, :n, n:], Fl[None], "assembled Φ_qᵀ + ∂F/∂λ")
+    if sys.coupled_groups:
+        assert np.abs(Fl - Jq.T).max() > 1e-6, "the samples' friction should couple to λ"

@@ -244,7 +244,7 @@ class CableElasticGroup(StrainEnergyGroup):
                                       p.maps))
         return out
 
-    def outputs(self, qe, ve, t):
+    def outputs(self, qe, ve, t, lam=None):
         """Strain energy; axial force EA ε and curvature κ at the element's midpoint."""
         e = qe[self.config_index]
         a, b = _gradients(e, self.mid["dH_m"], self.mid["ddH_m"])

@@ -170,7 +170,7 @@ class AncfElasticGroup(_AncfGroup, StrainEnergyGroup):
     def _part_forces(self, qe, jacobians):
         return [el.elastic_forces(qe[self.config_index[rows]], jacobians) for rows, el in self.parts]
 
-    def outputs(self, qe, ve, t):
+    def outputs(self, qe, ve, t, lam=None):
         e = qe[self.config_index]
         parts = [(el, e[rows]) for rows, el in self.parts]
         return {"strain_energy": self._forces(qe, False)[2],

@@ -86,7 +86,7 @@ class BeamElasticGroup(_ElasticBeamGroup):
         qb = qe[self.config_index]
         return _se3_linear(qb[:, :7], qb[:, 7:], self.d0, self.length, self.D, jacobians)
 
-    def outputs(self, qe, ve, t):
+    def outputs(self, qe, ve, t, lam=None):
         _, _, V, sig = self._forces(qe, False)
         out = {"strain_energy": V}
         for i, key in enumerate(self.output_names[1:]):
@@ -113,7 +113,7 @@ class BeamElasticGroupN(_ElasticBeamGroup):
         R = rotation_matrix(qb[..., 3:].reshape(-1, 4)).reshape(qb.shape[:2] + (3, 3))
         return _se3_n.internal_forces(R, qb[..., :3], self.N, self.dN, self.w, self.eps0, self.D, jacobians)
 
-    def outputs(self, qe, ve, t):
+    def outputs(self, qe, ve, t, lam=None):
         return {"strain_energy": self._forces(qe, False)[2]}
 
 
@@ -178,7 +178,7 @@ class R3R3ElasticGroup(_ElasticBeamGroup):
         K[:, 9:12, 9:12] += np.einsum("ni,nijl->njl", f[:, 9:12], G2)
         return fc, K, out[2]
 
-    def outputs(self, qe, ve, t):
+    def outputs(self, qe, ve, t, lam=None):
         q2, _ = _r3r3_aligned(qe[self.config_index], 1)
         _, V = _r3r3.elastic_forces(q2, self.q_ref, self.length, self.D, self.mode, jacobians=False)
         sig = _r3r3.section_forces(q2, self.q_ref, self.length, self.D, self.mode).mean(axis=1)

@@ -126,7 +126,7 @@ class BushingGroup(ForceGroup):
         D = -np.einsum("nm,nma,nmb->nab", self.c, grad, grad)
         return Q, K, D
 
-    def outputs(self, qe, ve, t):
+    def outputs(self, qe, ve, t, lam=None):
         s, rate, _, _, _ = self._measures(qe, ve, False)
         f = self._forces(s, rate)
         return {"deflection": s[:, :3], "rotation": s[:, 3:], "force": f[:, :3], "moment": f[:, 3:]}
@@ -135,7 +135,7 @@ class BushingGroup(ForceGroup):
         s = self._measures(qe, np.zeros_like(qe), False)[0]
         return float(np.sum(0.5 * self.k * s**2 + 0.25 * self.k3 * s**4))
 
-    def dissipation_power(self, qe, ve, t):
+    def dissipation_power(self, qe, ve, t, lam=None):
         rate = self._measures(qe, ve, False)[1]
         return float(np.sum(self.c * rate**2))
 

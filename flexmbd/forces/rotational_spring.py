@@ -8,14 +8,9 @@ triad in the initial configuration, rotated by the rest angle θ0 on body i.  Th
 
 θ being the angle of j relative to i about a measured from the initial configuration
 (positive from f towards g, the convention of the rotational driver).  δ is exact for
-any relative rotation about the axis, and its derivatives are analytic:
-
-    ∂δ/∂q = (x ∂y − y ∂x)/r²,   r² = x² + y²,
-    ∂²δ/∂q² = (∂y ∂xᵀ − ∂x ∂yᵀ + x ∂²y − y ∂²x)/r² − 2 ∂δ ⊗ (x ∂x + y ∂y)/r²,
-
-where the second derivatives of the dot products come from the markers
-(:meth:`flexmbd.nodes.MarkerSet.contract`).  The torque on j about +a (and its reaction
-on i) is
+any relative rotation about the axis; its first and second derivatives are analytic
+(:func:`flexmbd.forces.pair_kinematics.relative_angle`).  The torque on j about +a (and
+its reaction on i) is
 
     T = −k δ − c δ' + τ_a(t),     δ' = ∂δ/∂q · q',
 
@@ -49,6 +44,7 @@ from ..rotations import perpendicular_pair
 from ..timefunctions import Constant, Polynomial
 from ..groups import CompiledSlot, ForceGroup, float_array, int_array, kernel_suffix
 from .loads import _config
+from .pair_kinematics import relative_angle
 
 
 class RotationalSpringDamperGroup(ForceGroup):
@@ -108,42 +104,9 @@ class RotationalSpringDamperGroup(ForceGroup):
     def _angle(self, qe, ve, hessian):
         nq = self.nq
         ql, vl = qe[self.config_index], ve[self.dof_index]
-        qi, qj = ql[:, :nq], ql[:, nq:]
-        nq = self.nv  # derivative blocks live in increment space
-        Fi, JFi = self.mf_i.evaluate(qi)
-        Gi, JGi = self.mg_i.evaluate(qi)
-        Fj, JFj = self.mf_j.evaluate(qj)
-        x = np.einsum("ni,ni->n", Fi, Fj)
-        y = np.einsum("ni,ni->n", Gi, Fj)
-        r2 = x * x + y * y
-        if np.any(r2 < 1e-300):
-            bad = self.element_names[int(np.flatnonzero(r2 < 1e-300)[0])]
-            raise FloatingPointError(f"rotational spring-damper {bad!r}: f_j is parallel to the axis of i; "
-                                     "its angle is undefined")
-        gx = np.concatenate([np.einsum("ni,nij->nj", Fj, JFi), np.einsum("ni,nij->nj", Fi, JFj)], axis=1)
-        gy = np.concatenate([np.einsum("ni,nij->nj", Fj, JGi), np.einsum("ni,nij->nj", Gi, JFj)], axis=1)
-        delta = np.arctan2(y, x)
-        Jd = (x[:, None] * gy - y[:, None] * gx) / r2[:, None]
-        rate = np.einsum("nj,nj->n", Jd, vl)
-        out = dict(delta=delta, Jd=Jd, rate=rate, vl=vl)
-        if not hessian:
-            return out
-        n = len(x)
-        Hx = np.zeros((n, 2 * nq, 2 * nq))
-        Hy = np.zeros_like(Hx)
-        Hx[:, :nq, :nq] = self.mf_i.contract(qi, Fj)
-        Hx[:, nq:, nq:] = self.mf_j.contract(qj, Fi)
-        Hx[:, :nq, nq:] = np.einsum("nki,nkj->nij", JFi, JFj)
-        Hy[:, :nq, :nq] = self.mg_i.contract(qi, Fj)
-        Hy[:, nq:, nq:] = self.mf_j.contract(qj, Gi)
-        Hy[:, :nq, nq:] = np.einsum("nki,nkj->nij", JGi, JFj)
-        Hx[:, nq:, :nq] = Hx[:, :nq, nq:].transpose(0, 2, 1)
-        Hy[:, nq:, :nq] = Hy[:, :nq, nq:].transpose(0, 2, 1)
-        outer = lambda a, b: a[:, :, None] * b[:, None, :]  # noqa: E731
-        H = (outer(gy, gx) - outer(gx, gy) + x[:, None, None] * Hy - y[:, None, None] * Hx) / r2[:, None, None]
-        H -= 2.0 * outer(Jd, x[:, None] * gx + y[:, None] * gy) / r2[:, None, None]
-        out["H"] = H
-        return out
+        kin = relative_angle(self.mf_i, self.mg_i, self.mf_j, ql[:, :nq], ql[:, nq:], vl, hessian,
+                             self.element_names, "rotational spring-damper")
+        return dict(delta=kin["value"], Jd=kin["J"], rate=kin["rate"], vl=vl, **({"H": kin["H"]} if hessian else {}))
 
     def _torque(self, t, delta, rate):
         ta = self._ta0 if self.constant_actuators else np.array([a.derivatives(t)[0] for a in self.actuators])
@@ -165,7 +128,7 @@ class RotationalSpringDamperGroup(ForceGroup):
         return Q, K, D
 
     # ------------------------------------------------------------ outputs
-    def outputs(self, qe, ve, t):
+    def outputs(self, qe, ve, t, lam=None):
         """angle θ (from the initial configuration), its rate and the torque on j about +a."""
         kin = self._angle(qe, ve, False)
         T = self._torque(t, kin["delta"], kin["rate"])
@@ -184,7 +147,7 @@ class RotationalSpringDamperGroup(ForceGroup):
         ta = self._ta0 if self.constant_actuators else np.array([a.derivatives(t)[0] for a in self.actuators])
         return float(np.sum(ta * kin["rate"]))
 
-    def dissipation_power(self, qe, ve, t):
+    def dissipation_power(self, qe, ve, t, lam=None):
         kin = self._angle(qe, ve, False)
         return float(np.sum(self.c * kin["rate"] ** 2))
 

@@ -183,7 +183,7 @@ class SpringDamperGroup(ForceGroup):
         return (Q, K, D) if jacobians else (Q, None, None)
 
     # ------------------------------------------------------------ outputs
-    def outputs(self, qe, ve, t):
+    def outputs(self, qe, ve, t, lam=None):
         kin = self._kinematics(qe, ve)
         F, _, _ = self._force(t, kin["l"] - self.l0, kin["ld"])
         return {"length": kin["l"], "length_rate": kin["ld"], "force": F}
@@ -209,7 +209,7 @@ class SpringDamperGroup(ForceGroup):
         engaged = F != 0.0   # a slack cable transmits no actuator force either
         return float(np.sum(-fa * kin["ld"] * engaged))
 
-    def dissipation_power(self, qe, ve, t):
+    def dissipation_power(self, qe, ve, t, lam=None):
         """Power F l' minus the rate of stored energy and the actuator's power."""
         kin = self._kinematics(qe, ve)
         delta = kin["l"] - self.l0

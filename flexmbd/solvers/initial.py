@@ -88,12 +88,22 @@ def project_velocities(system, q, v, t=0.0):
     return v + _min_norm_solve(Jq, r)
 
 
-def consistent_accelerations(system, q, v, t=0.0, linear_solver="auto"):
-    """q'' and λ from [M Φ_qᵀ; Φ_q 0] [q''; λ] = [Q − Q_v; γ]."""
+def consistent_accelerations(system, q, v, t=0.0, linear_solver="auto", max_iter=30):
+    """q'' and λ from [M Φ_qᵀ; Φ_q 0] [q''; λ] = [Q − Q_v; γ].
+
+    Forces that depend on multipliers (joint friction, F(λ)) make this nonlinear in λ: it is
+    then solved by Newton's method with the coupling block ∂F/∂λ in the upper right, to
+    |Δx| ≤ 1e-12 (1 + |x|)."""
     n, m = system.n, system.m
-    F0, _, A = system.evaluate(q, v, np.zeros(n), np.zeros(m), t, cM=1.0, cD=0.0, cK=0.0)
-    rhs = np.r_[-F0, system.gamma(system.extend(q), system.extend_velocity(v), t)]
+    gamma = system.gamma(system.extend(q), system.extend_velocity(v), t)
+    x = np.zeros(n + m)
     lin = LinearSolver(linear_solver)
-    lin.factorize(A)
-    x = lin.solve(rhs)
+    for _ in range(max_iter if system.coupled_groups else 1):
+        F, _, A = system.evaluate(q, v, x[:n], x[n:], t, cM=1.0, cD=0.0, cK=0.0)
+        acc = system.constraint_jacobian(system.extend(q), t) @ x[:n] if system.coupled_groups else 0.0
+        lin.factorize(A)
+        dx = lin.solve(np.r_[-F, gamma - acc])
+        x = x + dx
+        if np.linalg.norm(dx) <= 1e-12 * (1.0 + np.linalg.norm(x)):
+            break
     return x[:n], x[n:]

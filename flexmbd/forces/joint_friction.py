@@ -1,0 +1,200 @@
+"""Coulomb friction in prismatic (sliding) and revolute (pin) joints.
+
+P2 (Wang, Wang & Zhuang 2014) puts dry friction in a sliding joint whose normal force is a
+joint multiplier: the slider's normal constraint φ_N = n_i·(P_j − P_i) = 0 has the
+multiplier λ_N, |λ_N| is the normal force (n_i is a unit vector), and the friction force
+on body j along the joint's axis a_i is
+
+    F_f = −μ |λ_N| sgn(v_r),   v_r = s',   s = a_i·(P_j − P_i)
+
+(:func:`~flexmbd.forces.pair_kinematics.sliding_coordinate`), set-valued (|F_f| ≤ μ0 |λ_N|)
+while sticking.  Spatially the normal force is the norm of the two point-on-line
+multipliers.  In a revolute joint of pin radius r the friction torque about the axis is
+T_f = −μ r ‖λ_F‖ sgn(θ'), with λ_F the multipliers of its point coincidence (the joint's
+reaction force, radial and axial together) and θ the relative angle
+(:func:`~flexmbd.forces.pair_kinematics.relative_angle`) — the common engineering pin
+model.  The law, its Jacobians and the solvers' two treatments (regularised,
+set-valued) are those of :class:`flexmbd.groups.FrictionGroup`.
+
+The element names a joint; it acts on the joint's bodies and refers to the joint's normal
+equations, which must be kept (not removed as redundant).
+"""
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Optional
+
+import numpy as np
+from pydantic import BeforeValidator, ConfigDict, Field, model_validator
+
+from ..constraints.joints import Frame
+from ..errors import ModelError
+from ..ground import GROUND
+from ..groups import FrictionGroup
+from ..nodes import PLANAR, POINT, VECTOR
+from ..registry import Element, ElementType, pair_kind, register
+from ..rotations import perpendicular_pair
+from ..spec import Name, SpecBase
+from .pair_kinematics import relative_angle, sliding_coordinate
+
+#: joint type → (measure, labels of its equations that carry the normal force)
+_JOINTS = {"prismatic": ("slide", ("point of j on line of i",)),
+           "revolute": ("turn", ("point coincidence",))}
+
+
+class _JointFrictionGroup(FrictionGroup):
+    """Friction of the joints of one family (sliding or turning) between bodies of one kind."""
+
+    def __init__(self, kind, elements, dof_index, config_index, joints, system):
+        n = len(elements)
+        self.kind, self.elements = kind, list(elements)
+        self.element_names = [e.name for e in elements]
+        self.joints = joints
+        self.dof_index = np.asarray(dof_index, dtype=int).reshape(n, 2 * kind.nv)
+        self.config_index = np.asarray(config_index, dtype=int).reshape(n, 2 * kind.nq)
+        d = [e.data for e in elements]
+        self.mu = np.array([x["mu"] for x in d])
+        self.mu_static = np.array([x["mu_static"] for x in d])
+        self.lever = np.array([x.get("radius") or 1.0 for x in d])
+        self.epsilon = np.array([x["regularization"] for x in d])
+        frames = [(Frame(0, system.body_position(j.bodies[0]), system.rotation(j.bodies[0])),
+                   Frame(1, system.body_position(j.bodies[1]), system.rotation(j.bodies[1]))) for j in joints]
+        self._markers(kind, joints, frames)
+
+    def resolve_coupling(self, system):
+        family = _JOINTS[self.joints[0].kind][1]
+        rows = []
+        for e, j in zip(self.elements, self.joints):
+            mine = system.owner_equations.get(j.name, [])
+            normal = [r for r in mine if system.equation_label[r].startswith(family)]
+            expected = (1 if self.kind == PLANAR else 2) if j.kind == "prismatic" else (2 if self.kind == PLANAR else 3)
+            if len(normal) != expected:
+                raise ModelError(f"joint_friction {e.name!r}: the normal-force equations of joint {j.name!r} were "
+                                 "removed as redundant; friction needs them (remove another joint, or use "
+                                 "redundancy='keep')", element=e.name, key="joint")
+            rows.append(normal)
+        self.coupling_index = np.array(rows, dtype=np.int64)
+
+    def measure(self, qe, ve, hessian):
+        nq = self.kind.nq
+        ql, vl = qe[self.config_index], ve[self.dof_index]
+        return self._measure(ql[:, :nq], ql[:, nq:], vl, hessian)
+
+
+class SlidingFrictionGroup(_JointFrictionGroup):
+    """Friction along prismatic joints: the measure is the sliding coordinate."""
+
+    def _markers(self, kind, joints, frames):
+        at = [fi.point(j.data["at"]) for j, (fi, _) in zip(joints, frames)]
+        self.ma_i = kind.markers([fi.vector(j.data["axis"])[2] for j, (fi, _) in zip(joints, frames)],
+                                 np.full(len(joints), VECTOR))
+        self.mp_i = kind.markers([a[2] for a in at], np.full(len(joints), POINT))
+        self.mp_j = kind.markers([fj.point(j.data["at"])[2] for j, (_, fj) in zip(joints, frames)],
+                                 np.full(len(joints), POINT))
+
+    def _measure(self, qi, qj, vl, hessian):
+        return sliding_coordinate(self.ma_i, self.mp_i, self.mp_j, qi, qj, vl, hessian)
+
+
+class PinFrictionGroup(_JointFrictionGroup):
+    """Friction torque in revolute joints: the measure is the relative angle about the axis."""
+
+    def _markers(self, kind, joints, frames):
+        f_i, g_i, f_j = [], [], []
+        for j, (fi, fj) in zip(joints, frames):
+            f, g = perpendicular_pair(j.data.get("axis", np.array([0.0, 0.0, 1.0])))
+            f_i.append(fi.vector(f)[2])
+            g_i.append(fi.vector(g)[2])
+            f_j.append(fj.vector(f)[2])
+        vec = np.full(len(joints), VECTOR)
+        self.mf_i, self.mg_i, self.mf_j = kind.markers(f_i, vec), kind.markers(g_i, vec), kind.markers(f_j, vec)
+
+    def _measure(self, qi, qj, vl, hessian):
+        return relative_angle(self.mf_i, self.mg_i, self.mf_j, qi, qj, vl, hessian, self.element_names,
+                              "joint friction")
+
+
+def build_joint_friction(elements, system):
+    """One group per node kind and joint family (sliding, turning)."""
+    joints = {id(e): system.model.element(e.data["joint"]) for e in elements}
+    groups = []
+    for kind in system.kinds:
+        for family, cls in (("prismatic", SlidingFrictionGroup), ("revolute", PinFrictionGroup)):
+            mine = [e for e in elements if pair_kind(e) == kind and joints[id(e)].kind == family]
+            if mine:
+                js = [joints[id(e)] for e in mine]
+                groups.append(cls(kind, mine, system.pair_dofs(js, kind), system.pair_config(js, kind), js, system))
+    return groups
+
+
+def _joint_ref(v: Any) -> Any:
+    return v.name if isinstance(v, Element) else v
+
+
+class JointFriction(SpecBase):
+    """Coulomb friction in a prismatic joint (force μ N along the axis) or a revolute joint
+    (torque μ r N about the axis), N the joint's normal force."""
+
+    model_config = ConfigDict(title="Force: joint_friction")
+
+    type: Literal["joint_friction"]
+    name: Optional[Name] = Field(None, description="unique name (default: joint_friction and a number)")
+    joint: Annotated[str, BeforeValidator(_joint_ref)] = Field(description="the prismatic or revolute joint")
+    mu: float = Field(ge=0, description="kinetic friction coefficient μ")
+    mu_static: Optional[float] = Field(None, ge=0, description="static coefficient μ0 ≥ μ (default μ)")
+    radius: Optional[float] = Field(None, gt=0, description="pin radius r of a revolute joint [m]")
+    regularization: float = Field(1e-4, gt=0, description="velocity ε of the smooth sign v/√(v² + ε²) in the "
+                                                          "Newmark-family solvers [m/s or rad/s]")
+
+    @model_validator(mode="after")
+    def _static_not_below_kinetic(self):
+        if self.mu_static is not None and self.mu_static < self.mu:
+            raise ValueError(f"mu_static = {self.mu_static} is below mu = {self.mu}: the static coefficient "
+                             "cannot be smaller than the kinetic one")
+        return self
+
+
+@register
+class JointFrictionType(ElementType):
+    """Coulomb friction in a joint (see the module docstring)."""
+
+    name = "joint_friction"
+    section = "forces"
+    Spec = JointFriction
+    builder = staticmethod(build_joint_friction)
+    output_names = ()
+
+    def create(self, model, spec):
+        element = super().create(model, spec)
+        element.bodies = element.data.pop("bodies")
+        return element
+
+    def prepare(self, model, spec, bodies, name):
+        try:
+            joint = model.element(spec.joint)
+        except KeyError:
+            raise ModelError(f"joint_friction {name!r}: no joint named {spec.joint!r}", element=name,
+                             key="joint") from None
+        if joint.kind not in _JOINTS:
+            raise ModelError(f"joint_friction {name!r}: joint {spec.joint!r} is a {joint.kind}; friction acts in "
+                             "prismatic and revolute joints", element=name, key="joint")
+        if joint.kind == "revolute" and spec.radius is None:
+            raise ModelError(f"joint_friction {name!r}: a revolute joint's friction needs the pin radius "
+                             "(radius)", element=name, key="radius")
+        if joint.kind == "prismatic" and spec.radius is not None:
+            raise ModelError(f"joint_friction {name!r}: radius applies to revolute joints; {spec.joint!r} is "
+                             "prismatic", element=name, key="radius")
+        return dict(joint=joint.name, bodies=joint.bodies, mu=float(spec.mu),
+                    mu_static=float(spec.mu if spec.mu_static is None else spec.mu_static),
+                    radius=spec.radius, regularization=float(spec.regularization))
+
+    def sample(self, model, a, b):
+        planar = a.kind == PLANAR
+        s = model.prismatic(a, b, at=(0.5, 0, 0.3) if not planar else (0.5, 0.0), axis=(1, 0, 1) if not planar else
+                            (1, 1, 0), name="friction_slot")
+        model.joint_friction(joint=s, mu=0.3, regularization=0.5)
+        p = model.revolute(GROUND, a, at=(0.1, 0.2, 0.3) if not planar else (0.1, 0.2),
+                           axis=(0, 1, 1) if not planar else (0, 0, 1), name="friction_pin")
+        model.joint_friction(joint=p, mu=0.2, radius=0.05, regularization=0.3)
+
+    def geometry(self, element):
+        return []
