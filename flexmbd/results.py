@@ -28,10 +28,19 @@ class Result:
         self.wall_time = 0.0
         #: seconds spent compiling kernels during the steps (first run only), not in wall_time
         self.compile_seconds = 0.0
+        #: outputs a solver records itself, per stored step (e.g. the set-valued friction
+        #: force of the event-driven solver): name → rows; they take precedence over the
+        #: outputs computed from (q, q', λ)
+        self._extra_rows: dict[str, list] = {}
+        self.extra: dict[str, np.ndarray] = {}
+        #: events a solver located: (time, element, kind) (e.g. stick/slip switches)
+        self.events: list[tuple[float, str, str]] = []
         self._cache = {}
 
     # ---------------------------------------------------------- recording
-    def append(self, state, **stats):
+    def append(self, state, extra: dict | None = None, **stats):
+        for name, val in (extra or {}).items():
+            self._extra_rows.setdefault(name, []).append(val)
         for k, val in (("t", state.t), ("q", state.q), ("v", state.v), ("qdd", state.qdd), ("a", state.a),
                        ("lam", state.lam)):
             self._rows[k].append(np.array(val, dtype=float))
@@ -47,6 +56,7 @@ class Result:
         for k, rows in self._rows.items():
             setattr(self, k, np.array(rows))
         self.stats = {k: np.array(v) for k, v in self._stats.items()}
+        self.extra = {k: np.array(v) for k, v in self._extra_rows.items()}
         #: "compiled", or "generic: <why>" (System.assembly)
         self.stats["assembly"] = getattr(self.system, "assembly", "")
 
@@ -86,7 +96,7 @@ class Result:
             for nm in g.element_names if g.output_names else ():
                 out += [f"{nm}.{key}" for key in g.output_names]
         out += [f"{owner}.multipliers" for owner in sys.owner_equations]
-        return out
+        return out + [k for k in self.extra if k not in out]
 
     def __getitem__(self, name):
         if name not in self._cache:
@@ -105,6 +115,8 @@ class Result:
         return self._cache[key]
 
     def _output(self, name):
+        if name in self.extra:
+            return self.extra[name]
         sys = self.system
         if name.startswith("energy."):
             if "_energies" not in self._cache:
