@@ -1,4 +1,4 @@
-"""Coulomb friction in prismatic (sliding) and revolute (pin) joints.
+"""Coulomb friction in prismatic and point-on-line (sliding) and revolute (pin) joints.
 
 P2 (Wang, Wang & Zhuang 2014) puts dry friction in a sliding joint whose normal force is a
 joint multiplier: the slider's normal constraint φ_N = n_i·(P_j − P_i) = 0 has the
@@ -38,6 +38,7 @@ from .pair_kinematics import relative_angle, sliding_coordinate
 
 #: joint type → (measure, labels of its equations that carry the normal force)
 _JOINTS = {"prismatic": ("slide", ("point of j on line of i",)),
+           "point_on_line": ("slide", ("point of j on line of i",)),
            "revolute": ("turn", ("point coincidence",))}
 
 
@@ -61,12 +62,12 @@ class _JointFrictionGroup(FrictionGroup):
         self._markers(kind, joints, frames)
 
     def resolve_coupling(self, system):
-        family = _JOINTS[self.joints[0].kind][1]
+        labels = _JOINTS[self.joints[0].kind][1]
         rows = []
         for e, j in zip(self.elements, self.joints):
             mine = system.owner_equations.get(j.name, [])
-            normal = [r for r in mine if system.equation_label[r].startswith(family)]
-            expected = (1 if self.kind == PLANAR else 2) if j.kind == "prismatic" else (2 if self.kind == PLANAR else 3)
+            normal = [r for r in mine if system.equation_label[r].startswith(labels)]
+            expected = (1 if self.kind == PLANAR else 2) if j.kind != "revolute" else (2 if self.kind == PLANAR else 3)
             if len(normal) != expected:
                 raise ModelError(f"joint_friction {e.name!r}: the normal-force equations of joint {j.name!r} were "
                                  "removed as redundant; friction needs them (remove another joint, or use "
@@ -81,7 +82,7 @@ class _JointFrictionGroup(FrictionGroup):
 
 
 class SlidingFrictionGroup(_JointFrictionGroup):
-    """Friction along prismatic joints: the measure is the sliding coordinate."""
+    """Friction along prismatic and point-on-line joints: the measure is the sliding coordinate."""
 
     def _markers(self, kind, joints, frames):
         at = [fi.point(j.data["at"]) for j, (fi, _) in zip(joints, frames)]
@@ -118,8 +119,8 @@ def build_joint_friction(elements, system):
     joints = {id(e): system.model.element(e.data["joint"]) for e in elements}
     groups = []
     for kind in system.kinds:
-        for family, cls in (("prismatic", SlidingFrictionGroup), ("revolute", PinFrictionGroup)):
-            mine = [e for e in elements if pair_kind(e) == kind and joints[id(e)].kind == family]
+        for family, cls in (("slide", SlidingFrictionGroup), ("turn", PinFrictionGroup)):
+            mine = [e for e in elements if pair_kind(e) == kind and _JOINTS[joints[id(e)].kind][0] == family]
             if mine:
                 js = [joints[id(e)] for e in mine]
                 groups.append(cls(kind, mine, system.pair_dofs(js, kind), system.pair_config(js, kind), js, system))
@@ -131,14 +132,14 @@ def _joint_ref(v: Any) -> Any:
 
 
 class JointFriction(SpecBase):
-    """Coulomb friction in a prismatic joint (force μ N along the axis) or a revolute joint
-    (torque μ r N about the axis), N the joint's normal force."""
+    """Coulomb friction in a prismatic or point_on_line joint (force μ N along the axis) or a
+    revolute joint (torque μ r N about the axis), N the joint's normal force."""
 
     model_config = ConfigDict(title="Force: joint_friction")
 
     type: Literal["joint_friction"]
     name: Optional[Name] = Field(None, description="unique name (default: joint_friction and a number)")
-    joint: Annotated[str, BeforeValidator(_joint_ref)] = Field(description="the prismatic or revolute joint")
+    joint: Annotated[str, BeforeValidator(_joint_ref)] = Field(description="the prismatic, point_on_line or revolute joint")
     mu: float = Field(ge=0, description="kinetic friction coefficient μ")
     mu_static: Optional[float] = Field(None, ge=0, description="static coefficient μ0 ≥ μ (default μ)")
     radius: Optional[float] = Field(None, gt=0, description="pin radius r of a revolute joint [m]")
@@ -176,13 +177,14 @@ class JointFrictionType(ElementType):
                              key="joint") from None
         if joint.kind not in _JOINTS:
             raise ModelError(f"joint_friction {name!r}: joint {spec.joint!r} is a {joint.kind}; friction acts in "
-                             "prismatic and revolute joints", element=name, key="joint")
+                             "prismatic, point_on_line (a point sliding in a slot) and revolute joints",
+                             element=name, key="joint")
         if joint.kind == "revolute" and spec.radius is None:
             raise ModelError(f"joint_friction {name!r}: a revolute joint's friction needs the pin radius "
                              "(radius)", element=name, key="radius")
-        if joint.kind == "prismatic" and spec.radius is not None:
+        if joint.kind != "revolute" and spec.radius is not None:
             raise ModelError(f"joint_friction {name!r}: radius applies to revolute joints; {spec.joint!r} is "
-                             "prismatic", element=name, key="radius")
+                             f"a {joint.kind}", element=name, key="radius")
         return dict(joint=joint.name, bodies=joint.bodies, mu=float(spec.mu),
                     mu_static=float(spec.mu if spec.mu_static is None else spec.mu_static),
                     radius=spec.radius, regularization=float(spec.regularization))
