@@ -111,7 +111,7 @@ def time_stepping(system, t_end: float, h: float, *, t_start: float = 0.0, theta
         t_start, fresh = float(state.t), False
     n_steps = round((t_end - t_start) / h)
     stepper = _Stepper(system, h, theta)
-    res = Result(system, "moreau_jean", h)
+    res = Result(system, {"name": "moreau-jean", "theta": float(theta)}, h)
     slip = stepper.initial_slip_state(state)
     names = stepper.names
     zero_stats = dict(iterations=0, refreshes=0, factorizations=0, seconds=0.0, substeps=0)
