@@ -36,8 +36,8 @@ Eliminating v_{k+1} and P with one LU factorisation of the saddle-point matrix
 S = [[M, Φ_qᵀ], [Φ_q, 0]] per step leaves v_r = a − G P_T and P = P_free − H P_T
 (G = W S⁻¹_vv Wᵀ).  The normal impulse is linearised about its direction: P_N,e = n̂_eᵀ
 P_c,e with n̂_e = P_c,e / ‖P_c,e‖ of the previous iterate — for one row (planar sliding)
-n̂_e = ±1 and the linearisation is exact once its sign is right (P2's split
-P_N = P⁺ − P⁻ without the extra unknowns); for two or three rows (spatial sliding, pins)
+n̂_e = ±1 and the linearisation is exact once its sign is right (in place of P2's split
+P_N = P⁺ − P⁻ into two more unknowns; a sign that flips is re-solved); for two or three rows (spatial sliding, pins)
 this is a fixed-point iteration on the norm, repeated until n̂ no longer changes
 (‖P_c‖ − n̂ᵀ P_c ≤ 1e-12 ‖P_c‖ and the friction impulses settle).  With P_T = β⁺ − β⁻ and
 the slack ζ (= |v_r| when slipping), the friction law is the LCP (Glocker & Pfeiffer 1992;
@@ -50,7 +50,7 @@ solution reachable, e.g. a Painlevé-type inconsistency) raises
 :class:`TimeSteppingError` naming the friction elements and the time.
 
 The scheme is of order one in the velocities (and positions) whatever θ: the impulse
-of a step is a one-point quadrature of the forces (Acary & Brogliato 2008, sec. 10.1).
+of a step is a one-point quadrature of the forces (Acary & Brogliato 2008, ch. 10).
 It runs on vector (additive) node kinds only — Euler parameters included, but not the
 Lie-group kinds, whose configuration is not updated by addition.
 """
