@@ -202,7 +202,10 @@ def output_unit(name):
         return "J"
     return {"position": "m", "velocity": "m/s", "orientation": "1 (Euler parameters) or rad (planar)",
             "angular_velocity": "rad/s", "length": "m", "length_rate": "m/s", "force": "N", "torque": "N m",
-            "reaction": "N", "multipliers": "N, N m or N/m by equation"}.get(what, "")
+            "reaction": "N", "multipliers": "N, N m or N/m by equation", "normal_force": "N",
+            "friction_force": "N (sliding) or N m (pins)", "slip_velocity": "m/s (sliding) or rad/s (pins)",
+            "slip_state": "1 (+1/−1 slipping that way, 0 sticking)", "position_error": "m (norm of Φ)",
+            "velocity_error": "m/s (norm of Φ')"}.get(what, "")
 
 
 # ====================================================================== writer
@@ -357,7 +360,7 @@ class ResultWriter:
         """The ``on_step`` hook of ``simulate``: buffer one step, flush every ``chunk``."""
         row = (float(state.t), np.array(state.q, dtype=float), np.array(state.v, dtype=float),
                np.array(state.qdd, dtype=float), np.array(state.a, dtype=float), np.array(state.lam, dtype=float),
-               tuple(stats.get(k, 0) for k in STAT_FIELDS))
+               tuple(stats.get(k, 0) for k in STAT_FIELDS), dict(stats.get("extra") or {}))
         self._buf.append(row)  # one append: a KeyboardInterrupt cannot leave half a row
         if len(self._buf) >= self.chunk or time.perf_counter() - self._last_flush > self.flush_seconds:
             self.flush()
@@ -405,6 +408,15 @@ class ResultWriter:
             ds = dsets["stats/" + k]
             ds.resize(n1, axis=0)
             ds[n0:n1] = st[:, j]
+        extras = cols[7]
+        for name in dict.fromkeys(k for ex in extras for k in ex):   # outputs the solver recorded itself
+            g = f.require_group("extra")
+            if name not in g:
+                g.create_dataset(name, shape=(n0,), maxshape=(None,), dtype="f8", chunks=True,
+                                 fillvalue=np.nan).attrs["unit"] = output_unit(name)
+            ds = g[name]
+            ds.resize(n1, axis=0)
+            ds[n0:n1] = [float(ex.get(name, np.nan)) for ex in extras]
         f.attrs["n_saved"] = n1
         f.attrs["wall_time"] = self._wall0 + time.perf_counter() - self._clock0
         f.flush()
@@ -501,6 +513,9 @@ class ResultWriter:
             if self._broken:
                 self.status = "running"
                 return self.status
+            if result is not None and getattr(result, "events", None):
+                self._guarded(self.file.attrs.__setitem__, "events",
+                              json.dumps([[float(t), str(e), str(k)] for t, e, k in result.events]))
             if self.write_error is not None:
                 status, message = "failed", str(self.write_error)
             elif outputs and self.n_saved:
@@ -541,6 +556,8 @@ class ResultWriter:
         f = self.file
         res = _result_from_file(f, self.path, system=self.system)
         names = res.names() if which is True else list(which)
+        recorded = set(f["extra"]) if "extra" in f else set()
+        names = [nm for nm in names if nm not in recorded]   # the solver's own values stay in /extra
         g = f.require_group("outputs")
         errors = []
         try:
@@ -600,7 +617,8 @@ def save_result(result, path, model_text=None, settings=None, outputs=True):
     try:
         for k in range(len(result.t)):
             st = StepState(result.t[k], result.q[k], result.v[k], result.qdd[k], result.a[k], result.lam[k])
-            w.on_step(st, {s: result.stats[s][k] for s in STAT_FIELDS})
+            w.on_step(st, {**{s: result.stats[s][k] for s in STAT_FIELDS},
+                           "extra": {nm: y[k] for nm, y in getattr(result, "extra", {}).items()}})
         w._wall0 = result.wall_time
         w._clock0 = time.perf_counter()
         w.close(result, outputs=outputs)
@@ -627,6 +645,11 @@ class StoredResult(Result):
         self.layout = layout
         self.geometry = geometry
         self.stored_outputs = outputs
+        self.extra = {}
+        try:
+            self.events = [tuple(e) for e in json.loads(attrs.get("events", "[]") or "[]")]
+        except (ValueError, TypeError):
+            self.events = []
         self.settings = json.loads(attrs.get("settings", "{}") or "{}")
         self.h = self.settings.get("h")
         integ = self.settings.get("integrator")
@@ -884,6 +907,9 @@ def _read_result(f, path, system=None, outputs=True):
         for k, ds in f["outputs"].items():
             if ds.shape[:1] == (n_rows,) and ds.dtype.kind in "fiu":  # anything else is not an output we wrote
                 stored[k] = ds[()]
+    for k, ds in (f["extra"].items() if "extra" in f else ()):   # recorded by the solver: they win
+        if ds.shape[:1] and ds.shape[0] >= n_rows and ds.dtype.kind == "f":
+            stored[k] = ds[:n_rows]
     return StoredResult(arrays, stats, attrs, layout, geometry, stored, system=system, path=path)
 
 

@@ -28,7 +28,7 @@ from ..services import provide
 from .diagnose import nonfinite_time_function
 from .halving import advance
 from .newton import NewtonOutcome, NewtonSolver, _same_key
-from .settings import DynamicSettings
+from .settings import DynamicSettings, SettingError
 
 if TYPE_CHECKING:
     from ..model import Model
@@ -260,6 +260,8 @@ def simulate(model: Model, t_end: float | None = None, h: float | None = None, *
     fd = s.jacobian == "fd"
     terms = jacobian_terms(None if fd else s.jacobian)
     system = freeze_reporting(model, redundancy, system)
+    if s.method != "index-3":
+        return _set_valued_run(system, s, start, on_step, progress)
     newton = NewtonSolver(s.tol, s.max_iter, s.refresh, s.convergence, s.linear_solver)
     project_velocities = s.project_velocities
     if project_velocities is None:
@@ -308,6 +310,20 @@ def simulate(model: Model, t_end: float | None = None, h: float | None = None, *
     res.nnz = newton.nnz
     res.finish()
     return res
+
+
+def _set_valued_run(system, s: DynamicSettings, start, on_step, progress):
+    """The event-driven or time-stepping run of ``simulate`` (set-valued joint friction)."""
+    if start is not None:
+        raise SettingError("method", f"method = {s.method}: a run cannot be resumed (only index-3 runs can)")
+    if s.method == "event-driven":
+        from .event_driven import event_driven
+
+        return event_driven(system, s.t_end, s.h, t_start=s.t_start, alpha=s.baumgarte_alpha, beta=s.baumgarte_beta,
+                            on_step=on_step, progress=progress)
+    from .time_stepping import time_stepping
+
+    return time_stepping(system, s.t_end, s.h, t_start=s.t_start, theta=s.theta, on_step=on_step)
 
 
 def _failure_message(sys, failure, max_halvings):

@@ -159,7 +159,7 @@ class AccelerationProblem:
             sol = lemke(Minv @ (I - B), Minv @ a0) if Minv is not None else None
             if sol is None or not sol.solved:
                 raise FrictionInconsistency(
-                    f"t = {t:.9g} s: the friction problem has no solution (Painlevé-type inconsistency) for "
+                    "the friction problem has no solution (Painlevé-type inconsistency) for "
                     + ", ".join(f"joint_friction {self.names[e]!r}" for e in slip)
                     + ": the normal force cannot be found with the friction it causes")
             return sol.z + sol.w
@@ -175,7 +175,7 @@ class AccelerationProblem:
                 if nx > 0:
                     Jg[i] += (x / nx) @ KD[r]
             u = u - np.linalg.solve(Jg, G)
-        raise FrictionInconsistency(f"t = {t:.9g} s: the normal forces of "
+        raise FrictionInconsistency("the normal forces of "
                                     + ", ".join(repr(self.names[e]) for e in slip)
                                     + " did not converge (friction too large for the joints' geometry?)")
 
@@ -202,7 +202,7 @@ class AccelerationProblem:
                 continue
             if s * acc.slip_acceleration[e] >= -1e-9 * (1.0 + abs(acc.slip_acceleration[e])):
                 return s
-        raise FrictionInconsistency(f"t = {t:.9g} s: joint_friction {self.names[e]!r} can neither stick nor slip "
+        raise FrictionInconsistency(f"joint_friction {self.names[e]!r} can neither stick nor slip "
                                     "consistently (Painlevé-type inconsistency)")
 
     def initial_modes(self, t, q, v, v_tol):
@@ -253,17 +253,16 @@ def event_driven(system, t_end: float, h: float, *, t_start: float = 0.0, alpha:
     else:
         report = None
     t, q, v = state.t, state.q.copy(), state.v.copy()
-    scale_v = 1e-12 * (1.0 + np.abs(v).max(initial=0.0))
-    modes = problem.initial_modes(t, q, v, scale_v)
-    acc = problem.solve(t, q, v, modes)
-    res = Result(system, None, h)
+    res = Result(system, {"name": "event-driven", "baumgarte_alpha": float(alpha), "baumgarte_beta": float(beta)}, h)
     res.assembly = report
-    res.method = "event-driven"
+    scale_v = 1e-12 * (1.0 + np.abs(v).max(initial=0.0))
+    modes = np.zeros(problem.nf, dtype=int)
 
     def record(t, q, v, acc, stats):
         qe, ve = system.extend(q), system.extend_velocity(v)
         extra = {f"{nm}.friction_force": acc.friction[i] for i, nm in enumerate(problem.names)}
-        extra.update({f"{nm}.slip_state": float(modes[i]) for i, nm in enumerate(problem.names)})
+        extra.update({f"{nm}.slip_state": float(modes[i]) if np.isfinite(acc.friction[i]) else np.nan
+                      for i, nm in enumerate(problem.names)})
         if system.m:
             phi = system.constraints(qe, t)
             dphi = system.constraint_jacobian(qe, t) @ v + system.constraint_time_derivative(qe, t)
@@ -272,8 +271,19 @@ def event_driven(system, t_end: float, h: float, *, t_start: float = 0.0, alpha:
         st = StepState(t, q.copy(), v.copy(), acc.a.copy(), acc.a.copy(), acc.lam.copy())
         res.append(st, extra=extra, **stats)
         if on_step is not None:
-            return on_step(st, stats)
+            return on_step(st, dict(stats, extra=extra))
         return True
+
+    try:
+        modes = problem.initial_modes(t, q, v, scale_v)
+        acc = problem.solve(t, q, v, modes)
+    except (FrictionInconsistency, np.linalg.LinAlgError) as exc:
+        # the initial state is kept (accelerations and multipliers unknown: NaN)
+        nan = Acceleration(np.full(system.n, np.nan), np.full(system.m, np.nan), *(np.full(problem.nf, np.nan),) * 6)
+        record(t, q, v, nan, dict(iterations=0, refreshes=0, factorizations=0, seconds=0.0, substeps=0))
+        res.fail(f"event-driven run cannot start at t = {t:.9g} s: {exc}")
+        res.finish()
+        return res
 
     record(t, q, v, acc, dict(iterations=0, refreshes=0, factorizations=0, seconds=0.0, substeps=0))
     origin = t
@@ -298,7 +308,8 @@ def event_driven(system, t_end: float, h: float, *, t_start: float = 0.0, alpha:
                     muted.clear()
                     break
                 if len(res.events) >= max_events:
-                    raise FrictionInconsistency(f"more than {max_events} events by t = {t:.9g} s (chattering?)")
+                    raise FrictionInconsistency(f"more than {max_events} events (chattering? the time-stepping "
+                                                "method suits many switches)")
                 taus = []
                 for i in crossed:
                     def g(tau, i=i):

@@ -413,6 +413,15 @@ class DynamicSettings(Settings):
     project_velocities: Optional[bool] = setting(
         None, "after each step, project q' mass-orthogonally onto the velocity constraints; None: for schemes "
               "without numerical dissipation (α_m = α_f = 0, γ = ½) only")
+    method: Literal["index-3", "event-driven", "time-stepping"] = setting(
+        "index-3", "index-3: the integrator (Newmark family) on the index-3 equations, joint friction regularised; "
+                   "event-driven: P2's acceleration-level method with set-valued friction, Baumgarte "
+                   "stabilisation, switches located, RK4 between them (h: output step); time-stepping: "
+                   "Moreau–Jean at velocity level with set-valued friction (first order)")
+    baumgarte_alpha: float = setting(10.0, "event-driven: Baumgarte α of Φ'' + 2αΦ' + β²Φ = 0 [1/s]", ge=0)
+    baumgarte_beta: float = setting(10.0, "event-driven: Baumgarte β [1/s]", ge=0)
+    theta: float = setting(0.5, "time-stepping: θ of the Moreau–Jean scheme (0 explicit … 1 implicit positions)",
+                           ge=0, le=1)
     newton_start: Literal["previous", "zero"] = setting(
         "previous", "first Newton iterate of each step for the accelerations: previous (the last step's, "
                     "the usual guess) or zero (for stiff structures started by a sudden load, whose huge first "

@@ -127,14 +127,14 @@ def time_stepping(system, t_end: float, h: float, *, t_start: float = 0.0, theta
             s0 = state if not fresh else StepState(state.t, state.q, state.v, new.qdd, new.a, new.lam)
             res.append(s0, extra=_extra(names, force, slip), **zero_stats)
             if on_step is not None and fresh:
-                on_step(s0, dict(zero_stats))
+                on_step(s0, dict(zero_stats, extra=_extra(names, force, slip)))
             first = True
         for name, a, b in zip(names, slip, new_slip):
             if a != b:
                 res.events.append((t1, name, "stick" if b == 0 else "slip"))
         state, slip = new, new_slip
         res.append(state, extra=_extra(names, force, slip), **stats)
-        if on_step is not None and on_step(state, stats) is False:
+        if on_step is not None and on_step(state, dict(stats, extra=_extra(names, force, slip))) is False:
             res.fail(f"stopped by the caller at t = {state.t:.6g} s")
             break
     if first is None:
