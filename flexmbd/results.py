@@ -74,6 +74,17 @@ class Result:
         return int(np.max(it)) if len(it) else 0
 
     def summary(self):
+        method = self.integrator.get("name") if isinstance(self.integrator, dict) else None
+        if method in ("event-driven", "moreau-jean"):      # set-valued friction: no Newton iterations
+            work = "acceleration solves" if method == "event-driven" else "LCP pivots"
+            kinds = {}
+            for _, _, kind in self.events:
+                kinds[kind] = kinds.get(kind, 0) + 1
+            s = (f"{'completed' if self.success else 'FAILED'} ({method}): {self.steps} steps to t = "
+                 f"{self.t[-1]:.6g} s, {self.stats['iterations'][1:].sum()} {work}, {len(self.events)} events"
+                 + (f" ({', '.join(f'{n} {k}' for k, n in kinds.items())})" if kinds else "")
+                 + f", {self.wall_time:.3f} s wall")
+            return s + ("\n" + self.message if not self.success else "")
         s = (f"{'completed' if self.success else 'FAILED'}: {self.steps} steps to t = {self.t[-1]:.6g} s, "
              f"{self.stats['iterations'][1:].sum()} Newton iterations "
              f"(mean {self.mean_iterations():.2f}, max {self.max_iterations()} per step), "

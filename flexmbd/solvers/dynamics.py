@@ -15,7 +15,6 @@ as h → 0 (Bottasso, Bauchau & Cardona 2007).  Convergence is tested, as in P1,
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
@@ -23,6 +22,7 @@ import numpy as np
 from ..compile_watch import CompileWatch
 from ..system import JACOBIAN_TERMS, freeze_reporting, jacobian_terms
 from .initial import assemble_positions, consistent_accelerations, project_velocities
+from .initial import StepState, initial_state  # noqa: F401  (public here too)
 from ..linalg import LinearSolver
 from ..services import provide
 from .diagnose import nonfinite_time_function
@@ -38,16 +38,6 @@ if TYPE_CHECKING:
 
 class StepFailure(RuntimeError):
     pass
-
-
-@dataclass
-class StepState:
-    t: float
-    q: np.ndarray
-    v: np.ndarray
-    qdd: np.ndarray
-    a: np.ndarray
-    lam: np.ndarray
 
 
 def finite_difference_matrix(fun, x, eps=1e-7):
@@ -206,17 +196,6 @@ class CompiledNewton:
         if code == k.SINGULAR:
             chk = np.full(len(x), np.nan)
         return NewtonOutcome(False, x, counts[0], norm, chk, message), q1, v1, a1
-
-
-def initial_state(system, t0=0.0, assemble=True, linear_solver="auto"):
-    q, v = system.q0.copy(), system.v0.copy()
-    report = None
-    if assemble and system.m:
-        q, report = assemble_positions(system, q, t0)
-        system.check_removed_equations(q, t0)
-        v = project_velocities(system, q, v, t0)
-    qdd, lam = consistent_accelerations(system, q, v, t0, linear_solver)
-    return StepState(t0, q, v, qdd, qdd.copy(), lam), report
 
 
 def simulate(model: Model, t_end: float | None = None, h: float | None = None, *,

@@ -245,7 +245,7 @@ def event_driven(system, t_end: float, h: float, *, t_start: float = 0.0, alpha:
     ``constraints.velocity_error`` (‖Φ‖, ‖Φ_q q' + Φ_t‖, the drift Baumgarte controls);
     ``events`` lists (time, element, kind)."""
     from ..results import Result
-    from .dynamics import StepState, initial_state
+    from .initial import StepState, initial_state
 
     problem = AccelerationProblem(system, alpha, beta)
     if state is None:

@@ -107,3 +107,27 @@ def consistent_accelerations(system, q, v, t=0.0, linear_solver="auto", max_iter
         if np.linalg.norm(dx) <= 1e-12 * (1.0 + np.linalg.norm(x)):
             break
     return x[:n], x[n:]
+
+
+@dataclass
+class StepState:
+    """The state of a run at one time: q, q', the accelerations q'' and the integrator's
+    acceleration-like variables a, and the multipliers λ."""
+
+    t: float
+    q: np.ndarray
+    v: np.ndarray
+    qdd: np.ndarray
+    a: np.ndarray
+    lam: np.ndarray
+
+
+def initial_state(system, t0=0.0, assemble=True, linear_solver="auto"):
+    q, v = system.q0.copy(), system.v0.copy()
+    report = None
+    if assemble and system.m:
+        q, report = assemble_positions(system, q, t0)
+        system.check_removed_equations(q, t0)
+        v = project_velocities(system, q, v, t0)
+    qdd, lam = consistent_accelerations(system, q, v, t0, linear_solver)
+    return StepState(t0, q, v, qdd, qdd.copy(), lam), report

@@ -62,7 +62,7 @@ import numpy as np
 
 from ..linalg import LinearSolver
 from ..results import Result
-from .dynamics import StepState
+from .initial import StepState
 from .initial import assemble_positions, project_velocities
 from .lcp import lemke
 
