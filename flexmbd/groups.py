@@ -316,6 +316,10 @@ class FrictionGroup(ForceGroup):
     def measure(self, qe: np.ndarray, ve: np.ndarray, hessian: bool) -> dict:
         raise NotImplementedError
 
+    def describe(self, e: int) -> str:
+        """Element e as messages name it."""
+        return repr(self.element_names[e])
+
     def normal_force(self, lam: np.ndarray | None) -> np.ndarray:
         """N_e = ‖λ[coupling_index[e]]‖ (n_el,) (zero without multipliers)."""
         if lam is None or self.coupling_index is None:

@@ -29,6 +29,8 @@ x_e = μ m g / k, d = x_s − x_e = (μ0 − μ) m g / k and ω = √(k/m).
 The steady period is T = T_stick + T_slip, the block's largest position x_e + A.  The
 scheme is of order one, so times of switches are checked to a few steps h.
 """
+import re
+
 import numpy as np
 import pytest
 
@@ -239,5 +241,23 @@ def test_a_friction_problem_without_solution_names_the_elements_and_the_time(mon
 
     m, _ = ramp(np.radians(30.0), 0.2, 1.0)
     monkeypatch.setattr(ts, "lemke", lambda M, q: LCPSolution(None, None, 3))
-    with pytest.raises(TimeSteppingError, match=r"t = 0\.01 s.*friction elements: fric"):
-        time_stepping(m.freeze(), 0.1, 0.01)
+    res = time_stepping(m.freeze(), 0.1, 0.01)     # the run stops with the diagnosis, keeping its steps
+    assert not res.success and len(res.t) == 1
+    assert re.search(r"t = 0\.01 s.*Painlevé.*'fric' \(in joint 'slot'\)", res.message)
+
+
+def test_the_painleve_rod_jams_instead_of_failing():
+    """The rod whose acceleration-level problem has no solution (tests/test_event_driven.py)
+    is resolved at impulse level by a tangential impact: the sliding end jams (sticks) —
+    the known resolution of Painlevé's paradox (Génot & Brogliato 1999)."""
+    theta, l = np.radians(45.0), 0.5
+    mu_star = (1 + 3 * np.cos(theta) ** 2) / (3 * np.sin(theta) * np.cos(theta))
+    m = fm.Model(gravity=(0, -G, 0))
+    bar = m.planar_body("bar", mass=1.0, inertia=(2 * l) ** 2 / 12, position=(l * np.cos(theta), l * np.sin(theta)),
+                        angle=theta, velocity=(-1.0, 0.0))
+    slot = m.point_on_line("ground", bar, at=(0, 0), axis=(1, 0, 0), name="slot")
+    m.joint_friction(joint=slot, mu=1.5 * mu_star, name="fric")
+    res = m.simulate(t_end=0.01, h=1e-3, method="time-stepping")
+    assert res.success and res["fric.slip_state"][1] == 0 and np.all(res["fric.slip_state"][1:] == 0)
+    # stuck: v_r = W(q_θ) v = 0 at the step's midpoint, so W(q) v at the step's end is O(h) (1.9e-4 m/s)
+    assert np.abs(res["fric.slip_velocity"][1:]).max() < 1e-3 * 1.0

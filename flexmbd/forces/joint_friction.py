@@ -75,6 +75,9 @@ class _JointFrictionGroup(FrictionGroup):
             rows.append(normal)
         self.coupling_index = np.array(rows, dtype=np.int64)
 
+    def describe(self, e):
+        return f"joint_friction {self.element_names[e]!r} (in joint {self.joints[e].name!r})"
+
     def measure(self, qe, ve, hessian):
         nq = self.kind.nq
         ql, vl = qe[self.config_index], ve[self.dof_index]

@@ -71,6 +71,7 @@ class AccelerationProblem:
         self.sys, self.alpha, self.beta = system, float(alpha), float(beta)
         self.groups = system.friction_groups
         self.names = [nm for g in self.groups for nm in g.element_names]
+        self.labels = [g.describe(e) for g in self.groups for e in range(len(g))]
         self.nf = len(self.names)
         self.rows = [r for g in self.groups for r in g.coupling_index]
         self.one_row = np.array([len(r) == 1 for r in self.rows], dtype=bool)
@@ -160,7 +161,7 @@ class AccelerationProblem:
             if sol is None or not sol.solved:
                 raise FrictionInconsistency(
                     "the friction problem has no solution (Painlevé-type inconsistency) for "
-                    + ", ".join(f"joint_friction {self.names[e]!r}" for e in slip)
+                    + ", ".join(self.labels[e] for e in slip)
                     + ": the normal force cannot be found with the friction it causes")
             return sol.z + sol.w
         u = np.array([np.linalg.norm(xb[r]) for r in rows])
@@ -176,7 +177,7 @@ class AccelerationProblem:
                     Jg[i] += (x / nx) @ KD[r]
             u = u - np.linalg.solve(Jg, G)
         raise FrictionInconsistency("the normal forces of "
-                                    + ", ".join(repr(self.names[e]) for e in slip)
+                                    + ", ".join(self.labels[e] for e in slip)
                                     + " did not converge (friction too large for the joints' geometry?)")
 
     # ------------------------------------------------------------------ modes
@@ -202,7 +203,7 @@ class AccelerationProblem:
                 continue
             if s * acc.slip_acceleration[e] >= -1e-9 * (1.0 + abs(acc.slip_acceleration[e])):
                 return s
-        raise FrictionInconsistency(f"joint_friction {self.names[e]!r} can neither stick nor slip "
+        raise FrictionInconsistency(f"{self.labels[e]} can neither stick nor slip "
                                     "consistently (Painlevé-type inconsistency)")
 
     def initial_modes(self, t, q, v, v_tol):

@@ -120,7 +120,17 @@ def time_stepping(system, t_end: float, h: float, *, t_start: float = 0.0, theta
     for k in range(1, n_steps + 1):
         c0 = time.perf_counter()
         t1 = t_start + k * h
-        new, force, new_slip, pivots = stepper.step(state, t1, slip)
+        try:
+            new, force, new_slip, pivots = stepper.step(state, t1, slip)
+        except TimeSteppingError as exc:       # stop with the diagnosis, keep every step so far
+            if first is None:
+                nan = StepState(state.t, state.q, state.v, np.full(n, np.nan), np.full(n, np.nan), np.full(m, np.nan))
+                res.append(nan, extra=_extra(names, np.full(len(names), np.nan), slip), **zero_stats)
+                if on_step is not None and fresh:
+                    on_step(nan, dict(zero_stats))
+                first = True
+            res.fail(str(exc))
+            break
         stats = dict(iterations=pivots, refreshes=0, factorizations=1, seconds=time.perf_counter() - c0,
                      substeps=1)
         if first is None:       # the initial row, with the first step's mean accelerations and forces
@@ -162,6 +172,7 @@ class _Stepper:
         self.lin = LinearSolver("auto")
         self.groups = system.friction_groups
         self.names = [nm for g in self.groups for nm in g.element_names]
+        self.labels = [g.describe(e) for g in self.groups for e in range(len(g))]
         self.nf = len(self.names)
         if self.nf:
             self.mu = np.concatenate([g.mu for g in self.groups])
@@ -254,6 +265,7 @@ class _Stepper:
                 d = pc / np.linalg.norm(pc) if np.linalg.norm(pc) > 0 else np.eye(len(r))[0]
             dirs.append(d)
         pivots, PT = 0, np.zeros(nf)
+        flipped = False
         for sweep in range(self.MAX_SWEEPS):
             # P_N = N0 − Nm P_T (linear in P_T along the current directions)
             N0 = np.array([d @ P0[r] for d, r in zip(dirs, self.rows)])
@@ -265,9 +277,19 @@ class _Stepper:
             sol = lemke(Mlcp, qlcp)
             pivots += sol.pivots
             if sol.z is None:
+                # a normal force linearised about last step's side can be negative when the slider
+                # changes side of the slot: take the side of the frictionless impulse, once
+                wrong = [e for e, r in enumerate(self.rows) if N0[e] < 0.0]
+                if wrong and not flipped:
+                    flipped = True
+                    for e in wrong:
+                        pc = P0[self.rows[e]]
+                        nrm = np.linalg.norm(pc)
+                        dirs[e] = pc / nrm if nrm > 0.0 else -dirs[e]
+                    continue
                 raise TimeSteppingError(
                     f"time-stepping: the friction problem of the step to t = {t1:.6g} s has no solution "
-                    f"(Lemke's method ended on a ray; friction elements: {', '.join(self.names)})")
+                    f"(Lemke's method ended on a ray; a Painlevé-type inconsistency of {', '.join(self.labels)})")
             PT_new = sol.z[:nf] - sol.z[nf:2 * nf]
             zeta = sol.z[2 * nf:]
             vr = a - G @ PT_new
@@ -294,7 +316,7 @@ class _Stepper:
                 break
         else:
             raise TimeSteppingError(
-                f"time-stepping: the normal forces of friction elements {', '.join(self.names)} did not settle "
+                f"time-stepping: the normal forces of {', '.join(self.labels)} did not settle "
                 f"in {self.MAX_SWEEPS} sweeps in the step to t = {t1:.6g} s")
         self.direction = dirs
         return PT, state, pivots
