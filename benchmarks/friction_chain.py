@@ -14,7 +14,6 @@ from __future__ import annotations
 import sys
 import time
 
-import numpy as np
 
 import flexmbd as fm
 

@@ -139,3 +139,31 @@ def test_time_stepping_converges_at_first_order_to_the_same_crank_rocker():
         assert np.all(e["result"]["friction.slip_state"][1:] != 0)    # (at t = 0 the slip velocity is 0)
         errors.append(e["tau"])
     assert 1.7 < errors[0] / errors[1] < 2.3 and errors[1] < 5e-3
+
+
+def test_spatial_joints_slide_and_turn_with_the_norm_of_their_normal_multipliers():
+    """A block with Euler parameters in a spatial prismatic joint down a 30° ramp (normal
+    force = norm of two multipliers, m g cos α: constant acceleration, exact) and a disc on a
+    spatial revolute pin (normal force = norm of three, m g; ω' = −μ r m g / J, reached at
+    RK4's fourth order: the Euler parameters turn at 10 rad/s), event-driven."""
+    alpha, mu = np.radians(30.0), 0.2
+    J, r, w0, mass = 0.05, 0.02, 10.0, 4.0
+    errors = []
+    for h in (1e-2, 5e-3):
+        m = fm.Model(gravity=(0, -G, 0))
+        axis = (np.cos(alpha), -np.sin(alpha), 0.0)
+        b = m.rigid_body("block", mass=2.0, inertia=(0.1, 0.1, 0.1))
+        slot = m.prismatic("ground", b, at=(0, 0, 0), axis=axis, name="slot")
+        m.joint_friction(joint=slot, mu=mu, name="fric")
+        disc = m.rigid_body("disc", mass=mass, inertia=(J, J, J), position=(2, 0, 0), angular_velocity=(0, 0, w0))
+        pin = m.revolute("ground", disc, at=(2, 0, 0), axis=(0, 0, 1), name="pin")
+        m.joint_friction(joint=pin, mu=0.3, radius=r, name="pin_fric")
+        res = m.simulate(t_end=0.5, h=h, method="event-driven")
+        assert res.success, res.message
+        s = res["block.position"] @ np.array(axis)
+        np.testing.assert_allclose(s, 0.5 * G * (np.sin(alpha) - mu * np.cos(alpha)) * res.t**2, atol=1e-9)
+        np.testing.assert_allclose(res["fric.normal_force"], 2.0 * G * np.cos(alpha), rtol=1e-9)
+        np.testing.assert_allclose(res["pin_fric.normal_force"], mass * G, rtol=1e-9)
+        w = res["disc.angular_velocity"][:, 2]
+        errors.append(np.abs(w - (w0 - 0.3 * r * mass * G / J * res.t)).max())
+    assert errors[0] < 1e-5 and 12 < errors[0] / errors[1] < 20

@@ -35,7 +35,8 @@ import numpy as np
 import pytest
 
 import flexmbd as fm
-from flexmbd.solvers.time_stepping import TimeSteppingError, time_stepping
+from flexmbd.solvers.time_stepping import time_stepping
+from flexmbd.verify.cases.friction import belt_model
 
 G = 9.81
 
@@ -114,19 +115,6 @@ def test_block_sliding_on_a_shallow_ramp_stops_at_the_closed_form_time_and_stick
         np.testing.assert_allclose(res["fric.friction_force"][stuck][1:], -2.0 * G * np.sin(alpha), rtol=1e-12)
         # the distance travelled, v0²/(2 dec), to first order
         assert s[-1] == pytest.approx(v0**2 / (2 * dec), abs=2 * v0 * h)
-
-
-def belt_model(mass, k, mu, mu0, vb, L=1.0):
-    m = fm.Model(gravity=(0, -G, 0))
-    belt = m.planar_body("belt", mass=5.0, inertia=1.0, velocity=(vb, 0))
-    m.prismatic("ground", belt, at=(0, 0), axis=(1, 0, 0), name="track")
-    m.translation_driver("ground", belt, at=(0, 0, 0), axis=(1, 0, 0), speed=vb, name="drive")
-    block = m.planar_body("block", mass=mass, inertia=0.1, velocity=(vb, 0))
-    slot = m.prismatic(belt, block, at=(0, 0), axis=(1, 0, 0), name="contact")
-    m.joint_friction(joint=slot, mu=mu, mu_static=mu0, name="fric")
-    # anchored far to the left with its rest length: the spring force along x is exactly −k x
-    m.spring_damper("ground", block, at_i=(-L, 0, 0), at_j=(0, 0, 0), k=k, rest_length=L, name="spring")
-    return m
 
 
 def test_mass_spring_on_a_belt_sticks_and_slips_with_the_closed_form_period():

@@ -21,53 +21,48 @@ equations, which must be kept (not removed as redundant).
 """
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Optional
+from typing import Annotated, Literal, Optional
 
 import numpy as np
 from pydantic import BeforeValidator, ConfigDict, Field, model_validator
 
-from ..constraints.joints import Frame
 from ..errors import ModelError
 from ..ground import GROUND
 from ..groups import FrictionGroup
-from ..nodes import PLANAR, POINT, VECTOR
-from ..registry import Element, ElementType, pair_kind, register
-from ..rotations import perpendicular_pair
+from ..nodes import PLANAR
+from ..registry import ElementType, register
 from ..spec import Name, SpecBase
-from .pair_kinematics import relative_angle, sliding_coordinate
+from .joint_motion import JointMotion, by_kind_and_family, joint_ref, resolve_joint
 
 #: joint type → (measure, labels of its equations that carry the normal force)
-_JOINTS = {"prismatic": ("slide", ("point of j on line of i",)),
-           "point_on_line": ("slide", ("point of j on line of i",)),
-           "revolute": ("turn", ("point coincidence",))}
+#: the labels of the equations that carry a joint's normal force, by motion family
+_NORMAL_LABELS = {"slide": ("point of j on line of i",), "turn": ("point coincidence",)}
 
 
-class _JointFrictionGroup(FrictionGroup):
-    """Friction of the joints of one family (sliding or turning) between bodies of one kind."""
+class JointFrictionGroup(FrictionGroup):
+    """Friction of the joints of one motion family (sliding or turning) between bodies of one kind."""
 
-    def __init__(self, kind, elements, dof_index, config_index, joints, system):
+    def __init__(self, kind, elements, joints, system):
         n = len(elements)
         self.kind, self.elements = kind, list(elements)
         self.element_names = [e.name for e in elements]
         self.joints = joints
-        self.dof_index = np.asarray(dof_index, dtype=int).reshape(n, 2 * kind.nv)
-        self.config_index = np.asarray(config_index, dtype=int).reshape(n, 2 * kind.nq)
+        self.dof_index = np.asarray(system.pair_dofs(joints, kind), dtype=int).reshape(n, 2 * kind.nv)
+        self.config_index = np.asarray(system.pair_config(joints, kind), dtype=int).reshape(n, 2 * kind.nq)
         d = [e.data for e in elements]
         self.mu = np.array([x["mu"] for x in d])
         self.mu_static = np.array([x["mu_static"] for x in d])
         self.lever = np.array([x.get("radius") or 1.0 for x in d])
         self.epsilon = np.array([x["regularization"] for x in d])
-        frames = [(Frame(0, system.body_position(j.bodies[0]), system.rotation(j.bodies[0])),
-                   Frame(1, system.body_position(j.bodies[1]), system.rotation(j.bodies[1]))) for j in joints]
-        self._markers(kind, joints, frames)
+        self.motion = JointMotion(kind, joints, system, self.element_names, "joint friction")
 
     def resolve_coupling(self, system):
-        labels = _JOINTS[self.joints[0].kind][1]
+        family = self.motion.family
         rows = []
         for e, j in zip(self.elements, self.joints):
             mine = system.owner_equations.get(j.name, [])
-            normal = [r for r in mine if system.equation_label[r].startswith(labels)]
-            expected = (1 if self.kind == PLANAR else 2) if j.kind != "revolute" else (2 if self.kind == PLANAR else 3)
+            normal = [r for r in mine if system.equation_label[r].startswith(_NORMAL_LABELS[family])]
+            expected = (1 if self.kind == PLANAR else 2) if family == "slide" else (2 if self.kind == PLANAR else 3)
             if len(normal) != expected:
                 raise ModelError(f"joint_friction {e.name!r}: the normal-force equations of joint {j.name!r} were "
                                  "removed as redundant; friction needs them (remove another joint, or use "
@@ -81,57 +76,12 @@ class _JointFrictionGroup(FrictionGroup):
     def measure(self, qe, ve, hessian):
         nq = self.kind.nq
         ql, vl = qe[self.config_index], ve[self.dof_index]
-        return self._measure(ql[:, :nq], ql[:, nq:], vl, hessian)
-
-
-class SlidingFrictionGroup(_JointFrictionGroup):
-    """Friction along prismatic and point-on-line joints: the measure is the sliding coordinate."""
-
-    def _markers(self, kind, joints, frames):
-        at = [fi.point(j.data["at"]) for j, (fi, _) in zip(joints, frames)]
-        self.ma_i = kind.markers([fi.vector(j.data["axis"])[2] for j, (fi, _) in zip(joints, frames)],
-                                 np.full(len(joints), VECTOR))
-        self.mp_i = kind.markers([a[2] for a in at], np.full(len(joints), POINT))
-        self.mp_j = kind.markers([fj.point(j.data["at"])[2] for j, (_, fj) in zip(joints, frames)],
-                                 np.full(len(joints), POINT))
-
-    def _measure(self, qi, qj, vl, hessian):
-        return sliding_coordinate(self.ma_i, self.mp_i, self.mp_j, qi, qj, vl, hessian)
-
-
-class PinFrictionGroup(_JointFrictionGroup):
-    """Friction torque in revolute joints: the measure is the relative angle about the axis."""
-
-    def _markers(self, kind, joints, frames):
-        f_i, g_i, f_j = [], [], []
-        for j, (fi, fj) in zip(joints, frames):
-            f, g = perpendicular_pair(j.data.get("axis", np.array([0.0, 0.0, 1.0])))
-            f_i.append(fi.vector(f)[2])
-            g_i.append(fi.vector(g)[2])
-            f_j.append(fj.vector(f)[2])
-        vec = np.full(len(joints), VECTOR)
-        self.mf_i, self.mg_i, self.mf_j = kind.markers(f_i, vec), kind.markers(g_i, vec), kind.markers(f_j, vec)
-
-    def _measure(self, qi, qj, vl, hessian):
-        return relative_angle(self.mf_i, self.mg_i, self.mf_j, qi, qj, vl, hessian, self.element_names,
-                              "joint friction")
+        return self.motion(ql[:, :nq], ql[:, nq:], vl, hessian)
 
 
 def build_joint_friction(elements, system):
-    """One group per node kind and joint family (sliding, turning)."""
-    joints = {id(e): system.model.element(e.data["joint"]) for e in elements}
-    groups = []
-    for kind in system.kinds:
-        for family, cls in (("slide", SlidingFrictionGroup), ("turn", PinFrictionGroup)):
-            mine = [e for e in elements if pair_kind(e) == kind and _JOINTS[joints[id(e)].kind][0] == family]
-            if mine:
-                js = [joints[id(e)] for e in mine]
-                groups.append(cls(kind, mine, system.pair_dofs(js, kind), system.pair_config(js, kind), js, system))
-    return groups
-
-
-def _joint_ref(v: Any) -> Any:
-    return v.name if isinstance(v, Element) else v
+    """One group per node kind and motion family (sliding, turning)."""
+    return [JointFrictionGroup(kind, mine, joints, system) for kind, mine, joints in by_kind_and_family(elements, system)]
 
 
 class JointFriction(SpecBase):
@@ -142,7 +92,7 @@ class JointFriction(SpecBase):
 
     type: Literal["joint_friction"]
     name: Optional[Name] = Field(None, description="unique name (default: joint_friction and a number)")
-    joint: Annotated[str, BeforeValidator(_joint_ref)] = Field(description="the prismatic, point_on_line or revolute joint")
+    joint: Annotated[str, BeforeValidator(joint_ref)] = Field(description="the prismatic, point_on_line or revolute joint")
     mu: float = Field(ge=0, description="kinetic friction coefficient μ")
     mu_static: Optional[float] = Field(None, ge=0, description="static coefficient μ0 ≥ μ (default μ)")
     radius: Optional[float] = Field(None, gt=0, description="pin radius r of a revolute joint [m]")
@@ -173,15 +123,7 @@ class JointFrictionType(ElementType):
         return element
 
     def prepare(self, model, spec, bodies, name):
-        try:
-            joint = model.element(spec.joint)
-        except KeyError:
-            raise ModelError(f"joint_friction {name!r}: no joint named {spec.joint!r}", element=name,
-                             key="joint") from None
-        if joint.kind not in _JOINTS:
-            raise ModelError(f"joint_friction {name!r}: joint {spec.joint!r} is a {joint.kind}; friction acts in "
-                             "prismatic, point_on_line (a point sliding in a slot) and revolute joints",
-                             element=name, key="joint")
+        joint = resolve_joint(model, spec.joint, "joint_friction", name)
         if joint.kind == "revolute" and spec.radius is None:
             raise ModelError(f"joint_friction {name!r}: a revolute joint's friction needs the pin radius "
                              "(radius)", element=name, key="radius")

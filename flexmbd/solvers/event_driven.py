@@ -260,7 +260,7 @@ def event_driven(system, t_end: float, h: float, *, t_start: float = 0.0, alpha:
     modes = np.zeros(problem.nf, dtype=int)
 
     def record(t, q, v, acc, stats):
-        qe, ve = system.extend(q), system.extend_velocity(v)
+        qe = system.extend(q)
         extra = {f"{nm}.friction_force": acc.friction[i] for i, nm in enumerate(problem.names)}
         extra.update({f"{nm}.slip_state": float(modes[i]) if np.isfinite(acc.friction[i]) else np.nan
                       for i, nm in enumerate(problem.names)})
