@@ -21,7 +21,6 @@ import numpy as np
 
 from ..compile_watch import CompileWatch
 from ..system import JACOBIAN_TERMS, freeze_reporting, jacobian_terms
-from .initial import assemble_positions, consistent_accelerations, project_velocities
 from .initial import StepState, initial_state  # noqa: F401  (public here too)
 from ..linalg import LinearSolver
 from ..services import provide
