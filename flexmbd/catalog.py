@@ -24,6 +24,7 @@ ELEMENT_MODULES = (
     "flexmbd.forces.loads",
     "flexmbd.forces.bushing",
     "flexmbd.forces.joint_friction",
+    "flexmbd.forces.joint_limit",
     "flexmbd.bodies.marker",
 )
 
