@@ -25,6 +25,7 @@ ELEMENT_MODULES = (
     "flexmbd.forces.bushing",
     "flexmbd.forces.joint_friction",
     "flexmbd.forces.joint_limit",
+    "flexmbd.forces.joint_actuator",
     "flexmbd.bodies.marker",
 )
 

@@ -114,11 +114,23 @@ class JointType(ElementType):
     def equations(self, element, fi, fj, kind):
         raise NotImplementedError
 
+    #: the joint leaves a sliding or turning motion free: outputs ``coordinate`` and
+    #: ``coordinate_rate`` (:func:`flexmbd.forces.joint_motion.joint_coordinate`)
+    free_motion: ClassVar[bool] = False
+
     def outputs(self, element, system):
-        """``reaction`` when some of its equations are kept (multipliers exist)."""
-        return ("reaction",) if element.name in system.owner_equations else ()
+        """``reaction`` when some of its equations are kept (multipliers exist); the
+        coordinate of the free motion and its rate for prismatic, point-on-line and
+        revolute joints."""
+        out = ("reaction",) if element.name in system.owner_equations else ()
+        turns_ok = self.name != "revolute" or all(b.kind.rotations for b in element.bodies if b is not GROUND)
+        return out + (("coordinate", "coordinate_rate") if self.free_motion and turns_ok else ())
 
     def output(self, element, what, result):
+        if what in ("coordinate", "coordinate_rate"):
+            from ..forces.joint_motion import joint_coordinate     # forces build on constraints, not back
+            value, rate = joint_coordinate(element, result)
+            return value if what == "coordinate" else rate
         return result.reaction(element) if what == "reaction" else None
 
     def geometry(self, element):
@@ -184,6 +196,7 @@ class Revolute(PairSpec):
 
 @register
 class RevoluteType(JointType):
+    free_motion = True
     Spec = Revolute
     name = "revolute"
     planar_axis_z = True
@@ -205,6 +218,7 @@ class Prismatic(PairSpec):
 
 @register
 class PrismaticType(JointType):
+    free_motion = True
     Spec = Prismatic
     name = "prismatic"
     sample_spatial, sample_planar = dict(at=(0.5, 0, 0.3), axis=(1, 0, 1)), dict(at=(0.5, 0), axis=(1, 1, 0))
@@ -291,6 +305,7 @@ class PointOnLine(PairSpec):
 
 @register
 class PointOnLineType(JointType):
+    free_motion = True
     Spec = PointOnLine
     name = "point_on_line"
     sample_spatial, sample_planar = dict(at=(0.5, 0, 0.3), axis=(0, 0, 1)), dict(at=(0.5, 0), axis=(1, 0, 0))

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..constraints.joints import Frame
 from ..errors import ModelError
+from ..ground import GROUND
 from ..nodes import POINT, VECTOR
 from ..registry import Element, pair_kind
 from ..rotations import perpendicular_pair
@@ -82,3 +83,19 @@ def by_kind_and_family(elements, system):
             if mine:
                 out.append((kind, mine, [joints[id(e)] for e in mine]))
     return out
+
+
+def joint_coordinate(element: Element, result) -> tuple[np.ndarray, np.ndarray]:
+    """The joint's coordinate (sliding coordinate or relative angle, from the initial
+    configuration) and its rate at every stored step of ``result`` — the signals joint
+    actuators read, as outputs ``<joint>.coordinate`` and ``<joint>.coordinate_rate``."""
+    system = result.system
+    kind = next(b.kind for b in element.bodies if b is not GROUND)
+    steps = len(result.t)
+    motion = JointMotion(kind, [element] * steps, system, [element.name] * steps, "joint")
+    cfg, dof = system.pair_config([element], kind)[0], system.pair_dofs([element], kind)[0]
+    QE = np.array([system.extend(q) for q in result.q])
+    VE = np.array([system.extend_velocity(v) for v in result.v])
+    ql, vl = QE[:, cfg], VE[:, dof]
+    kin = motion(ql[:, :kind.nq], ql[:, kind.nq:], vl, False)
+    return kin["value"], kin["rate"]
