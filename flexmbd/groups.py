@@ -188,6 +188,15 @@ class Group:
         forces that depend on them)."""
         return {}
 
+    def switching(self, qe: np.ndarray, ve: np.ndarray, t: float) -> np.ndarray | None:
+        """Switching functions (n_el, k) whose sign changes are events (a stop engaging),
+        or None; :meth:`switch_event` names them (:mod:`flexmbd.solvers.events`)."""
+        return None
+
+    def switch_event(self, e: int, j: int, rising: bool) -> str:
+        """The kind of event when function j of element e crosses zero upwards (``rising``) or downwards."""
+        return f"switch {j} {'up' if rising else 'down'}"
+
     def resolve_coupling(self, system) -> None:
         """Set ``coupling_index`` (n_el, k): the global multiplier rows the forces depend on,
         once the system has numbered its equations (``system.owner_equations``: element

@@ -89,6 +89,8 @@ class Result:
              f"{self.stats['iterations'][1:].sum()} Newton iterations "
              f"(mean {self.mean_iterations():.2f}, max {self.max_iterations()} per step), "
              f"{self.stats['factorizations'].sum()} factorizations, {self.wall_time:.3f} s wall")
+        if self.events:
+            s += f"; {len(self.events)} events"
         if not self.success:
             s += "\n" + self.message
         return s

@@ -85,6 +85,14 @@ class JointLimitGroup(ForceGroup):
         kin, _, pen, _, F = self._state(qe, ve, False)
         return {"position": kin["value"], "rate": kin["rate"], "penetration": pen, "force": F}
 
+    def switching(self, qe, ve, t):
+        """m − upper and lower − m: positive while a stop is engaged."""
+        kin, _, _, _, _ = self._state(qe, ve, False)
+        return np.stack([kin["value"] - self.upper, self.lower - kin["value"]], axis=1)
+
+    def switch_event(self, e, j, rising):
+        return f"{('upper', 'lower')[j]} stop {'engaged' if rising else 'released'}"
+
     def potential_energy(self, qe, t):
         _, _, pen, _, _ = self._state(qe, np.zeros_like(qe), False)
         return float(np.sum(0.5 * self.k * pen**2))

@@ -25,6 +25,7 @@ from .initial import StepState, initial_state  # noqa: F401  (public here too)
 from ..linalg import LinearSolver
 from ..services import provide
 from .diagnose import nonfinite_time_function
+from .events import EventWatch
 from .halving import advance
 from .newton import NewtonOutcome, NewtonSolver, _same_key
 from .settings import DynamicSettings, SettingError
@@ -258,6 +259,9 @@ def simulate(model: Model, t_end: float | None = None, h: float | None = None, *
     res.append(state, iterations=0, refreshes=0, factorizations=0, seconds=0.0, substeps=0)
     if on_step is not None and start is None:
         on_step(state, dict(iterations=0, refreshes=0, factorizations=0, seconds=0.0, substeps=0))
+    watch = EventWatch(system)
+    if watch:
+        watch.start(state.t, state.q, state.v)
     clock0 = time.perf_counter()
     with CompileWatch(announce=False) as compiling:   # the first run compiles kernels: not wall time
         for k in range(1, n_steps + 1):
@@ -277,6 +281,8 @@ def simulate(model: Model, t_end: float | None = None, h: float | None = None, *
                          factorizations=st1["factorizations"] - st0["factorizations"],
                          seconds=time.perf_counter() - c0, substeps=substeps)
             res.append(state, **stats)
+            if watch:
+                res.events += watch.step(state.t, state.q, state.v)
             if progress is not None:
                 progress(state.t, k, n_steps, newton.stats)
             if on_step is not None and on_step(state, stats) is False:

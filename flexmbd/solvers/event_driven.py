@@ -40,6 +40,7 @@ import scipy.linalg as sla
 import scipy.optimize as so
 
 from ..errors import ModelError
+from .events import EventWatch
 from .lcp import lemke
 
 
@@ -287,6 +288,9 @@ def event_driven(system, t_end: float, h: float, *, t_start: float = 0.0, alpha:
         return res
 
     record(t, q, v, acc, dict(iterations=0, refreshes=0, factorizations=0, seconds=0.0, substeps=0))
+    watch = EventWatch(system)          # penalty elements' switches (joint limits), between output steps
+    if watch:
+        watch.start(t, q, v)
     origin = t
     n_steps = int(round((t_end - origin) / h))
     muted: set[int] = set()
@@ -346,11 +350,14 @@ def event_driven(system, t_end: float, h: float, *, t_start: float = 0.0, alpha:
             break
         stats = dict(iterations=problem.solves - solves0, refreshes=0, factorizations=problem.solves - solves0,
                      seconds=time.perf_counter() - c0, substeps=len(res.events) - events0)
+        if watch:
+            res.events += watch.step(t, q, v)
         if record(t, q, v, acc, stats) is False:
             res.fail(f"stopped by the caller at t = {t:.6g} s")
             break
         if progress is not None:
             progress(t, k, n_steps, None)
+    res.events.sort()
     res.wall_time = time.perf_counter() - clock0
     res.finish()
     return res

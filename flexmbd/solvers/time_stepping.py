@@ -64,6 +64,7 @@ from ..linalg import LinearSolver
 from ..results import Result
 from .initial import StepState
 from .initial import assemble_positions, project_velocities
+from .events import EventWatch
 from .lcp import lemke
 
 
@@ -115,6 +116,9 @@ def time_stepping(system, t_end: float, h: float, *, t_start: float = 0.0, theta
     slip = stepper.initial_slip_state(state)
     names = stepper.names
     zero_stats = dict(iterations=0, refreshes=0, factorizations=0, seconds=0.0, substeps=0)
+    watch = EventWatch(system)          # penalty elements' switches (joint limits)
+    if watch:
+        watch.start(state.t, state.q, state.v)
     clock0 = time.perf_counter()
     first = None
     for k in range(1, n_steps + 1):
@@ -143,12 +147,15 @@ def time_stepping(system, t_end: float, h: float, *, t_start: float = 0.0, theta
             if a != b:
                 res.events.append((t1, name, "stick" if b == 0 else "slip"))
         state, slip = new, new_slip
+        if watch:
+            res.events += watch.step(state.t, state.q, state.v)
         res.append(state, extra=_extra(names, force, slip), **stats)
         if on_step is not None and on_step(state, dict(stats, extra=_extra(names, force, slip))) is False:
             res.fail(f"stopped by the caller at t = {state.t:.6g} s")
             break
     if first is None:
         res.append(state, extra=_extra(names, np.zeros(len(names)), slip), **zero_stats)
+    res.events.sort()
     res.wall_time = time.perf_counter() - clock0
     res.finish()
     return res
