@@ -22,7 +22,7 @@ import logging
 
 import numpy as np
 
-from .groups import Unsupported
+from .groups import JACOBIAN_TERMS, EvalContext, Unsupported
 from .kernels import AVAILABLE
 
 if AVAILABLE:
@@ -51,22 +51,40 @@ class CompiledAssembly:
         ints, floats = _Buffer(np.int64), _Buffer(float)
         functions = {}
         vo = bo = 0
-        jo = sum(g.dof_index.size * g.dof_index.shape[1] for g in groups)
+        co = sum(g.dof_index.size * g.dof_index.shape[1] for g in groups)      # coupling blocks ∂F/∂λ
+        jo = co + sum(g.dof_index.size * g.coupling_index.shape[1] for g in groups if g.coupling_index is not None)
         rows = dict(zip(map(id, s.constraint_groups), s.constraint_offsets))
         self._groups = groups
+        #: groups without a compiled slot, evaluated in NumPy into their parts of the same
+        #: buffers (the generic path's layout): [(group, why, offsets)]
+        self.generic = []
         for g in groups:
+            size, width = g.dof_index.size, g.dof_index.shape[1]
+            why = None
             if g.coupling_index is not None:
-                raise Unsupported(f"{_describe(g)}: its forces depend on multipliers")
-            try:
-                cs = g.compiled_slot()
-            except Unsupported as exc:
-                raise Unsupported(f"{_describe(g)}: {exc}") from None
-            if cs.name not in _k.SLOTS:
-                raise Unsupported(f"{_describe(g)}: no compiled slot {cs.name}")
+                why = "its forces depend on multipliers"
+            else:
+                try:
+                    cs = g.compiled_slot()
+                    if cs.name not in _k.SLOTS:
+                        why = f"no compiled slot {cs.name}"
+                except Unsupported as exc:
+                    why = str(exc)
+            if why is not None:
+                at = dict(vo=vo, bo=bo, size=size, bsize=size * width)
+                if g.coupling_index is not None:
+                    at.update(co=co, csize=size * g.coupling_index.shape[1])
+                    co += at["csize"]
+                if id(g) in rows:
+                    at.update(jo=jo, row=int(rows[id(g)]), n=len(g))
+                    jo += 2 * size
+                self.generic.append((g, why, at))
+                vo += size
+                bo += size * width
+                continue
             slot = _k.SLOTS.index(cs.name)
             if self.layout[slot, 0] >= 0:
                 raise Unsupported(f"two groups in slot {cs.name}")
-            size, width = g.dof_index.size, g.dof_index.shape[1]
             self.layout[slot, :2] = vo, bo
             self.vsize[slot], self.bsize[slot] = size, size * width
             if id(g) in rows:
@@ -134,12 +152,15 @@ class CompiledAssembly:
                 k += 1
         return self.tb
 
-    def evaluate(self, qe, ve, ae, lam, t, cM, cD, cK, load_factor, matrix):
+    def evaluate(self, qe, ve, ae, lam, t, cM, cD, cK, load_factor, matrix, set_valued=False):
         Phi = np.empty(self.m)
         shortest = _k.evaluate_all(qe, ve, ae, _f(lam), cM, cD, cK, load_factor, matrix, self.layout, self.vsize,
                                    self.bsize, self.vec, self.blk, Phi, *self.arrays(t))
         if shortest == 0.0:
             self.raise_undefined(qe, ve, t)
+        if self.generic:
+            self._generic(EvalContext(qe, ve, ae, lam, t, cM, cD, cK, load_factor, matrix, frozenset(JACOBIAN_TERMS),
+                                      None, set_valued), Phi)
         F, data = _k.scatter(self.vec, self.vec_index, self.n, self.blk, self.pos, self.size, matrix)
         if not matrix:
             return F, Phi, None
@@ -149,6 +170,26 @@ class CompiledAssembly:
         A = self.pattern.copy()
         A.data = data
         return F, Phi, A
+
+    def _generic(self, ctx, Phi):
+        """The groups without a compiled slot, into their parts of the buffers."""
+        vec, blk = self.vec, self.blk
+        for g, _, at in self.generic:
+            c = g.contribute(ctx)
+            vo, size = at["vo"], at["size"]
+            vec[vo:vo + size] = c.F.ravel()
+            if c.phi is not None:
+                Phi[at["row"]:at["row"] + at["n"]] = c.phi
+            if not ctx.matrix:
+                continue
+            bo = at["bo"]
+            blk[bo:bo + at["bsize"]] = c.B.ravel() if c.B is not None else 0.0
+            if "co" in at:
+                blk[at["co"]:at["co"] + at["csize"]] = c.C.ravel() if c.C is not None else 0.0
+            if "jo" in at:
+                jo = at["jo"]
+                blk[jo:jo + size] = c.Jq.ravel()
+                blk[jo + size:jo + 2 * size] = c.JqT.ravel()
 
     def arrays(self, t):
         """The packed arrays of ``evaluate_all`` at time t: ints, floats, time values, table."""
@@ -210,9 +251,20 @@ def compiled_assembly(system):
         reason = f"nodes of kind {', '.join(kinds)} (Lie group: the Newton matrix needs the tangent operator)"
     else:
         try:
-            return CompiledAssembly(system), "compiled"
+            ca = CompiledAssembly(system)
         except Unsupported as exc:
             reason = str(exc)
+        else:
+            if len(ca.generic) == len(ca._groups):
+                reason = "no group has a compiled slot"
+            else:
+                if not ca.generic:
+                    return ca, "compiled"
+                mixed = "compiled, with NumPy for " + "; ".join(f"{_describe(g)}: {why}" for g, why, _ in ca.generic)
+                if mixed not in _REPORTED:
+                    _REPORTED.add(mixed)
+                    LOG.info("%s", mixed)
+                return ca, mixed
     if reason not in _REPORTED:
         _REPORTED.add(reason)
         LOG.info("generic (NumPy) assembly: %s", reason)

@@ -524,8 +524,8 @@ class System:
         """
         qe, ve = self.extend(q), self.extend_velocity(v)
         ae = self.extend_velocity(a)
-        if self.compiled is not None and len(terms) == len(JACOBIAN_TERMS) and not set_valued:
-            return self.compiled.evaluate(qe, ve, ae, lam, t, cM, cD, cK, load_factor, matrix)
+        if self.compiled is not None and len(terms) == len(JACOBIAN_TERMS) and (coupling or not self.coupled_groups):
+            return self.compiled.evaluate(qe, ve, ae, lam, t, cM, cD, cK, load_factor, matrix, set_valued)
         ctx = EvalContext(qe, ve, ae, lam, t, cM, cD, cK, load_factor, matrix, terms,
                           self._tangent_maps(tangent) if matrix else None, set_valued)
         Phi = np.empty(self.m)

@@ -179,20 +179,63 @@ def test_projection_matrix_matches_generic(kind):
     assert np.allclose(out, ref, rtol=1e-14, atol=1e-14 * np.max(np.abs(ref)))
 
 
-def test_unsupported_groups_take_the_generic_path_and_say_why(caplog):
+def _same_as_generic(sys, seed=3, **kw):
+    """The system's (hybrid) compiled evaluation equals the generic path's at a random state."""
+    rng = np.random.default_rng(seed)
+    q = sys.increment(sys.q0, 0.1 * rng.standard_normal(sys.n))
+    v, a, lam = rng.standard_normal(sys.n), rng.standard_normal(sys.n), rng.standard_normal(sys.m)
+    out = sys.evaluate(q, v, a, lam, 0.3, cM=1.0, cD=0.7, cK=0.4, **kw)
+    compiled, sys.compiled = sys.compiled, None
+    try:
+        ref = sys.evaluate(q, v, a, lam, 0.3, cM=1.0, cD=0.7, cK=0.4, **kw)
+    finally:
+        sys.compiled = compiled
+    for x, y in zip(out[:2], ref[:2]):
+        assert np.allclose(x, y, rtol=1e-13, atol=1e-13 * max(1.0, np.abs(y).max(initial=0.0)))
+    A, B = _dense(out[2]), _dense(ref[2])
+    assert np.allclose(A, B, rtol=1e-13, atol=1e-13 * np.abs(B).max())
+
+
+def test_groups_without_a_slot_run_in_numpy_inside_the_compiled_assembly_and_say_so(caplog):
     m = supported_model("spatial")
     a, b = m.bodies[0], m.bodies[1]
     m.spring_damper(b, a, k=0.0, rest_length=0.3, law=lambda d, r: 40 * d + 300 * d**3, name="soft")
     with caplog.at_level("INFO", logger="flexmbd"):
         sys = System(m, redundancy="keep")
-    assert sys.compiled is None
-    assert sys.assembly.startswith("generic: SpringDamperGroup") and "non-linear law" in sys.assembly
+    assert sys.compiled is not None and [type(g).__name__ for g, _, _ in sys.compiled.generic] == ["SpringDamperGroup"]
+    assert sys.assembly.startswith("compiled, with NumPy for SpringDamperGroup") and "non-linear law" in sys.assembly
     assert any("non-linear law" in r.getMessage() for r in caplog.records)
+    _same_as_generic(sys)
     hanging = fm.Model(gravity=(0, 0, -9.81))
     body = hanging.rigid_body("b", mass=1.0, inertia=(1, 1, 1), position=(0, 0, -1))
     hanging.spring_damper(fm.GROUND, body, k=0.0, law=lambda d, r: 100 * d + 1e3 * d**3, name="soft")
     res = hanging.simulate(t_end=0.02, h=0.01)
-    assert res.success and res.stats["assembly"].startswith("generic: SpringDamperGroup (soft)")
+    assert res.success and res.stats["assembly"].startswith("compiled, with NumPy for SpringDamperGroup (soft)")
+
+
+def test_friction_actuators_and_limits_join_the_compiled_assembly():
+    """Forces that depend on multipliers (friction: the coupling block ∂F/∂λ) and groups
+    whose laws run in Python (actuators, limits) fill their parts of the compiled buffers;
+    with the set-valued forces left out as the event-driven solver asks."""
+    m = fm.Model(gravity=(0, -9.81, 0))
+    a = m.planar_body("a", mass=2.0, inertia=0.3, position=(0.1, 0.2), angle=0.3)
+    b = m.planar_body("b", mass=1.5, inertia=0.2, position=(1.0, -0.2), angle=-0.4)
+    pin = m.revolute("ground", a, at=(0, 0), name="pin")
+    slot = m.prismatic(a, b, at=(1.0, -0.2), axis=(1, 0.2, 0), name="slot")
+    m.spring_damper(a, b, at_i=(0.5, 0.1, 0), at_j=(1.0, -0.2, 0), k=50.0, c=1.0)
+    m.joint_friction(joint=slot, mu=0.3, regularization=0.5)
+    m.joint_friction(joint=pin, mu=0.2, radius=0.05, regularization=0.5)
+    m.pd_controller(joint=pin, setpoint="0.5*t", kp=30.0, kd=3.0)
+    m.joint_limit(joint=slot, lower=-0.01, upper=0.02, stiffness=300.0, damping=2.0)
+    sys = m.freeze()
+    assert sys.compiled is not None and len(sys.compiled.generic) == 4
+    _same_as_generic(sys)
+    _same_as_generic(sys, set_valued=True)
+    res = m.simulate(t_end=0.05, h=1e-3)
+    generic = m.freeze()
+    generic.compiled = None
+    ref = m.simulate(t_end=0.05, h=1e-3, system=generic)
+    np.testing.assert_allclose(res.q, ref.q, atol=1e-12)
 
 
 def test_slider_crank_with_a_torque_and_a_rotational_spring_stays_compiled():

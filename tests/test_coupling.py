@@ -99,7 +99,7 @@ def slider(x0=0.0, v0=2.0, push=0.0):
 
 def test_coupling_block_is_the_derivative_in_the_multipliers():
     sys = slider().freeze()
-    assert sys.compiled is None and "multipliers" in sys.assembly
+    assert "NumPy for ReactionDragGroup" in sys.assembly and "multipliers" in sys.assembly
     rng = np.random.default_rng(3)
     q, v, a = sys.q0 + 0.1 * rng.standard_normal(sys.n), rng.standard_normal(sys.n), rng.standard_normal(sys.n)
     lam = rng.standard_normal(sys.m)

@@ -156,8 +156,8 @@ class CompiledNewton:
 
     @classmethod
     def for_system(cls, system, newton, terms, fd):
-        ok = (system.compiled is not None and system.dense and not fd and len(terms) == len(JACOBIAN_TERMS)
-              and newton.convergence == "residual")
+        ok = (system.compiled is not None and not system.compiled.generic and system.dense and not fd
+              and len(terms) == len(JACOBIAN_TERMS) and newton.convergence == "residual")
         return cls(system, newton) if ok else None
 
     def solve(self, s, h, coeffs, project):
