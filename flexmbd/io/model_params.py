@@ -203,6 +203,17 @@ class _Resolver:
             return int(v)
         return v
 
+    def check_names(self, text, variables, path):
+        """An unknown name in a function of time or a law, with the parameters among the
+        suggestions."""
+        for name in _names(text) or ():
+            if name in variables or name in self.params or name in CONSTANTS or name in FUNCTIONS:
+                continue
+            close = difflib.get_close_matches(name, [*variables, *self.params, *CONSTANTS], n=1, cutoff=0.6)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise ParameterError(f"{text!r}: unknown name {name!r} (variables: {', '.join(variables)}; parameters: "
+                                 f"{', '.join(self.params) or 'none'}){hint}", path)
+
     def walk(self, value, ann, path, meta=()):
         base, more = _meta_base(ann)
         meta = list(meta) + more
@@ -257,10 +268,11 @@ class _Resolver:
             return value
         chosen = by_tag.get(tag)
         if isinstance(value, str):
-            if kind == "time_function" and tag == "<expression>":
-                return substitute(value, self.params, ("t",))
-            if kind == "law" and tag == "<expression>":
-                return substitute(value, self.params, ("delta", "rate"))
+            if kind in ("time_function", "law") and tag == "<expression>":
+                variables = ("t",) if kind == "time_function" else ("delta", "rate")
+                if not self.lenient:
+                    self.check_names(value, variables, path)
+                return substitute(value, self.params, variables)
             if chosen is None or not _accepts_string(chosen, value):
                 numeric = [a for a in members if _is_number(a)]
                 if numeric:
