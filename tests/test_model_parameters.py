@@ -326,3 +326,20 @@ def test_kinematic_solver_section_is_checked():
     assert "solver.integrator" in str(err) and "unknown key" in str(err)
     err = _error(SLIDER_CRANK.replace("t_end: 1.0, h: 0.05}", "t_end: 1.0, h: 0.05, t_start: 2.0}"), "s.yaml")
     assert "t_end > t_start" in str(err)
+
+
+def test_json_schema_accepts_expressions_where_numbers_go():
+    jsonschema = pytest.importorskip("jsonschema")
+    import yaml
+
+    from flexmbd.io import model_schema as S
+
+    schema = S.json_schema()
+    for text in (PENDULUM, SLIDER_CRANK, (MODELS / "pendulum.yaml").read_text(encoding="utf-8")):
+        jsonschema.validate(yaml.safe_load(text), schema)
+    bad = yaml.safe_load(PENDULUM)
+    bad["bodies"][0]["mass"] = [1.0]
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(bad, schema)
+    # the key reference shows the types of the values
+    assert "ParameterExpression" not in str(S.json_schema(expressions=False))

@@ -320,9 +320,38 @@ ModelFile = create_model(
 )
 
 
-def json_schema() -> dict:
-    """The JSON Schema (draft 2020-12) of a model file."""
+_EXPRESSION_DEF = "ParameterExpression"
+_ANNOTATIONS = ("title", "description", "default", "examples")
+
+
+def _with_expressions(node):
+    """The schema with every number (and integer) also accepting an expression of the
+    parameters, a string (the loader evaluates it; see docs/model-format.md)."""
+    if isinstance(node, list):
+        return [_with_expressions(x) for x in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _with_expressions(v) for k, v in node.items()}
+    if "oneOf" in out and "anyOf" not in out and any(_EXPRESSION_DEF in str(m) for m in out["oneOf"]):
+        out["anyOf"] = out.pop("oneOf")  # a number or an expression may also match a text alternative
+    if out.get("type") in ("number", "integer"):
+        outer = {k: out.pop(k) for k in _ANNOTATIONS if k in out}
+        return {"anyOf": [out, {"$ref": f"#/$defs/{_EXPRESSION_DEF}"}], **outer}
+    return out
+
+
+def json_schema(expressions: bool = True) -> dict:
+    """The JSON Schema (draft 2020-12) of a model file.  With ``expressions`` every
+    number may also be a string, an expression of the ``parameters:``; without, the
+    schema of the values after the expressions are evaluated (what the key reference
+    of docs/model-format.md shows)."""
     s = ModelFile.model_json_schema()
+    if expressions:
+        s = _with_expressions(s)
+        s.setdefault("$defs", {})[_EXPRESSION_DEF] = {
+            "title": "Expression of the parameters", "type": "string", "minLength": 1, "maxLength": 500,
+            "description": "an expression of the parameters: section, e.g. \"m*L**2/12\" (see Parameters and "
+                           "expressions in docs/model-format.md)"}
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", **s}
 
 
@@ -376,7 +405,7 @@ def _limits(p) -> str:
 
 def reference_markdown() -> str:
     """The key reference of docs/model-format.md, rendered from the JSON Schema."""
-    s = json_schema()
+    s = json_schema(expressions=False)
     defs = s.get("$defs", {})
     sections = [("ModelFile", s)] + sorted(defs.items(), key=lambda kv: _DOC_ORDER.get(kv[0], 99))
     lines = []
