@@ -4,7 +4,6 @@ from `flexmbd run`."""
 from __future__ import annotations
 
 import math
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +11,12 @@ import pytest
 
 import flexmbd as fm
 from flexmbd import cli
-from flexmbd.io.model_file import ModelFileError, dump_yaml, load_model_file, load_model_text
+from flexmbd.io.model_file import (
+    ModelFileError,
+    dump_yaml,
+    load_model_file,
+    load_model_text,
+)
 from flexmbd.solvers.kinematics import kinematic_analysis
 
 MODELS = Path(__file__).resolve().parents[1] / "flexmbd" / "models"
@@ -343,3 +347,17 @@ def test_json_schema_accepts_expressions_where_numbers_go():
         jsonschema.validate(bad, schema)
     # the key reference shows the types of the values
     assert "ParameterExpression" not in str(S.json_schema(expressions=False))
+
+
+def test_expressions_in_beams_sections_and_integer_keys():
+    text = (MODELS / "p3-cantilever.yaml").read_text(encoding="utf-8")
+    text = (text.replace("beams:\n", "parameters: {a: 0.01, E: 2.1e11, n: 8, F: 400}\nbeams:\n", 1)
+            .replace("width2: 0.01, height3: 0.01, E: 2.1e11", "width2: a, height3: a, E: E, shear_factor: 5/6")
+            .replace("elements: 16", "elements: 2*n").replace("400.0]", "F]").replace("load_steps: 10", "load_steps: n + 2"))
+    spec = load_model_text(text, "c.yaml").spec
+    section = spec.beams[0].section
+    assert (section.width2, section.height3, section.E, section.shear_factor) == (0.01, 0.01, 2.1e11, 5 / 6)
+    assert spec.beams[0].elements == 16 and isinstance(spec.beams[0].elements, int)
+    assert spec.solver.load_steps == 10 and spec.forces[0].force == [30.0, 20.0, 400.0]
+    err = _error(text.replace("elements: 2*n", "elements: n/3"), "c.yaml")
+    assert "beams[0].elements: 'n/3' = 2.66" in str(err) and "not a whole number" in str(err)

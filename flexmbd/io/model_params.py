@@ -36,7 +36,14 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, Discriminator, Tag
 
-from ..expressions import CONSTANTS, FUNCTIONS, ExpressionError, compile_tree, parse, to_text
+from ..expressions import (
+    CONSTANTS,
+    FUNCTIONS,
+    ExpressionError,
+    compile_tree,
+    parse,
+    to_text,
+)
 
 #: Names a parameter cannot take: the constants, the functions, and the variables of
 #: functions of time (t) and of spring-damper laws (delta, rate).
@@ -295,4 +302,4 @@ def resolve(data: dict, model_class) -> tuple[dict, dict]:
     return out, params
 
 
-__all__ = ["resolve", "evaluate", "evaluate_parameters", "substitute", "ParameterError", "RESERVED"]
+__all__ = ["RESERVED", "ParameterError", "evaluate", "evaluate_parameters", "resolve", "substitute"]
