@@ -151,6 +151,8 @@ def test_expressions_without_parameters_section():
     ('inertia: [1.0e-4, J,', 'inertia: [1.0e-4, mm,', "bodies[0].inertia[1]", "unknown name 'mm' (did you mean 'm'?)"),
     ("J: m*L**2/12", "J: m*L**2/12 + w", "parameters.J", "parameter 'w' is defined later"),
     ("J: m*L**2/12", "J: m*LL**2/12", "parameters.J", "unknown name 'LL' (did you mean 'L'?)"),
+    ("J: m*L**2/12", "J: m*J", "parameters.J", "parameter 'J' refers to itself"),
+    ('"w*t"', '"1/(t - L)"', "drivers[0].angle", "the expression '1/(t - L)' cannot be evaluated at t = 0.3 s"),
     ("  w: 2*pi", "  pi: 2", "parameters.pi", "'pi' is a constant"),
     ("  w: 2*pi", "  sin: 2", "parameters.sin", "'sin' is a function"),
     ("  w: 2*pi", "  t: 2", "parameters.t", "time variable"),

@@ -659,13 +659,27 @@ def _check_time_functions(loaded, spec):
             if v is None or isinstance(v, (int, float)):
                 continue
             fn = time_function(v)
+            raw = _data_at(loaded.data, (section, i, key))
             for t in times:
                 try:
                     fn.derivatives(float(t))
                 except ExpressionError as exc:
-                    raise loaded.error(str(exc), (section, i, key)) from None
+                    msg = str(exc)
+                    if isinstance(raw, str) and isinstance(v, str) and raw != v:  # parameters put in: quote the file
+                        msg = msg.replace(repr(v), f"{raw!r}")
+                    raise loaded.error(msg, (section, i, key)) from None
                 except (ArithmeticError, ValueError) as exc:
                     raise loaded.error(f"cannot be evaluated at t = {t:g} s: {exc}", (section, i, key)) from None
+
+
+def _data_at(data, path):
+    """The value at a key path of the file's data, or None."""
+    for k in path:
+        try:
+            data = data[k]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return data
 
 
 def _strip_label(message, etype, name):

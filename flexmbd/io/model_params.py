@@ -76,6 +76,8 @@ def _names(text):
 
 
 def _unknown(name, params, later=()):
+    if later and name == later[0]:
+        return f"parameter {name!r} refers to itself"
     if name in later:
         return f"unknown name {name!r} (parameter {name!r} is defined later; parameters are evaluated in order)"
     close = difflib.get_close_matches(name, [*params, *CONSTANTS], n=1, cutoff=0.6)
