@@ -363,3 +363,19 @@ def test_expressions_in_beams_sections_and_integer_keys():
     assert spec.solver.load_steps == 10 and spec.forces[0].force == [30.0, 20.0, 400.0]
     err = _error(text.replace("elements: 2*n", "elements: n/3"), "c.yaml")
     assert "beams[0].elements: 'n/3' = 2.66" in str(err) and "not a whole number" in str(err)
+
+
+def test_parameters_in_a_json_model_file():
+    import json
+
+    import yaml
+
+    data = yaml.safe_load(PENDULUM)
+    text = json.dumps(data, indent=2)
+    loaded = load_model_text(text, "p.json")
+    assert loaded.spec == load_model_text(PENDULUM, "p.yaml").spec
+    data["bodies"][0]["mass"] = "mm"
+    text = json.dumps(data, indent=2)
+    err = _error(text, "p.json")
+    line = _line(text, '"mass"')
+    assert str(err).startswith(f"p.json:{line}: bodies[0].mass: unknown name 'mm'")
