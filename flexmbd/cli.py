@@ -270,6 +270,8 @@ examples:
   flexmbd run model.yaml --integrator hht:0.9  HHT with rho_inf = 0.9 (also newmark:0.3,0.6,
                                                generalized-alpha:0.8)
   flexmbd run model.yaml --resume out.h5       continue an interrupted run in out.h5
+  flexmbd run model.yaml --dump-resolved -     print the model with its parameters and expressions
+                                               replaced by their values (does not run)
   flexmbd example pendulum --dump              get a model file to start from
 exit status: 0 completed, 1 the simulation failed or could not write its results,
 2 a bad model file or command line (one message naming the file, line and key),
@@ -308,6 +310,9 @@ def _add_model_commands(sub) -> None:
                        help="let -o replace an existing file that is not a results file of the same model")
     p_run.add_argument("--resume", metavar="FILE",
                        help="continue the run stored in this results file from its last saved step")
+    p_run.add_argument("--dump-resolved", metavar="FILE",
+                       help="write the model file with every parameter and expression replaced by its value "
+                            "to FILE ('-': standard output) and stop, without running")
     p_run.set_defaults(handler=cmd_run)
 
     p_schema = sub.add_parser(
@@ -347,6 +352,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     from flexmbd.io.model_file import ModelFileError
     from flexmbd.io.model_run import RunError, run_model
 
+    if args.dump_resolved is not None:
+        return _dump_resolved(args)
     if args.resume is not None:
         return _resume(args)
     try:
@@ -367,6 +374,37 @@ def cmd_run(args: argparse.Namespace) -> int:
         where = f"; the results up to then are in {outcome.output}" \
             if outcome.output and outcome.output not in outcome.message else ""
         raise CLIError(f"{PROG} run: {outcome.message}{where}", outcome.status)
+    return 0
+
+
+def _dump_resolved(args: argparse.Namespace) -> int:
+    """``run MODEL --dump-resolved FILE``: the model file with numbers for its parameters
+    and expressions (the command-line solver settings applied), written without running."""
+    from flexmbd.io.model_file import ModelFileError, dump_yaml, load_model_file
+    from flexmbd.io.model_run import parse_integrator
+
+    if args.resume is not None or args.output is not None:
+        raise CLIError(f"{PROG} run: error: --dump-resolved writes the model and does not run it; "
+                       "leave out -o and --resume", 2)
+    try:
+        loaded = load_model_file(args.model, t_end=args.t_end, h=args.h, integrator=parse_integrator(args.integrator))
+    except ModelFileError as exc:
+        raise CLIError(f"{PROG} run: error: {exc}", 2)
+    header = (f"{pathlib.Path(args.model).name} with every parameter and expression replaced by its value\n"
+              f"(written by: {PROG} run {args.model} --dump-resolved)")
+    text = dump_yaml(loaded.file_data(resolved=True), header=header)
+    if args.dump_resolved == "-":
+        sys.stdout.write(text)
+        return 0
+    dest = pathlib.Path(args.dump_resolved)
+    if dest.resolve() == pathlib.Path(args.model).resolve():
+        raise CLIError(f"{PROG} run: error: --dump-resolved would overwrite the model file", 2)
+    try:
+        dest.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise CLIError(f"{PROG} run: error: cannot write {str(dest)!r}: {exc.strerror or exc}", 1)
+    if not args.quiet:
+        print(f"resolved model written to {dest}")
     return 0
 
 
@@ -392,9 +430,9 @@ def _resume(args: argparse.Namespace) -> int:
         loaded, _ = prepare(args.model)
     except ModelFileError as exc:
         raise CLIError(f"{PROG} run: error: {exc}", 2)
-    if loaded.static:
-        raise CLIError(f"{PROG} run: error: --resume: {args.model} is a static analysis (solver.analysis: static), "
-                       "which is not resumed; run it again", 2)
+    if loaded.analysis != "dynamic":
+        raise CLIError(f"{PROG} run: error: --resume: {args.model} is a {loaded.analysis} analysis (solver.analysis: "
+                       f"{loaded.analysis}), which is not resumed; run it again", 2)
     try:
         from flexmbd.io.results_h5 import (ResultsFileError, ResultsWriteError, check_same_model, resume_info,
                                            resume_run)

@@ -11,7 +11,7 @@ import flexmbd as fm
 from flexmbd.examples.slider_crank import build
 from flexmbd.solvers.halving import advance
 from flexmbd.solvers.relaxation import relax
-from flexmbd.solvers.settings import DynamicSettings, RelaxSettings, SettingError, StaticSettings
+from flexmbd.solvers.settings import DynamicSettings, KinematicSettings, RelaxSettings, SettingError, StaticSettings
 
 
 @pytest.fixture(scope="module")
@@ -194,7 +194,8 @@ def test_solver_sections_of_the_schema_are_the_settings_fields():
 
     from flexmbd.io import model_schema as S
 
-    for section, cls in ((S.Solver, DynamicSettings), (S.StaticSolver, StaticSettings)):
+    for section, cls in ((S.Solver, DynamicSettings), (S.StaticSolver, StaticSettings),
+                         (S.KinematicSolver, KinematicSettings)):
         props = section.model_json_schema()["properties"]
         fields = cls.file_fields()
         assert list(props) == ["analysis", *[f.name for f in fields], "redundancy"]

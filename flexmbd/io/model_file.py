@@ -33,8 +33,9 @@ from ..model import Model, ModelError
 from ..registry import SECTIONS, element_type
 from ..spec import DumpError, describe as _describe, did_you_mean as _did_you_mean, error_message as _error_message, \
     format_key as format_path, is_time_function_field, time_function  # noqa: F401
-from ..solvers.settings import DynamicSettings, StaticSettings
+from ..solvers.settings import DynamicSettings, KinematicSettings, StaticSettings
 from . import model_schema as S
+from .model_params import ParameterError, resolve as _resolve_parameters
 
 #: Largest model file read, and largest number of values after expanding YAML aliases.
 MAX_FILE_BYTES = 20_000_000
@@ -224,11 +225,36 @@ class LoadedModel:
     system: object = None
     beams: dict = field(default_factory=dict)  # beam name -> flexmbd.beams.builder.Beam
     beam_nodes: dict = field(default_factory=dict)  # beam name -> [node names]
+    data: dict = None  # the file's data as read (expressions kept; command-line overrides applied)
+    resolved: dict = None  # the same with every expression replaced by its value
+    parameters: dict = field(default_factory=dict)  # parameter name -> value
+
+    @property
+    def analysis(self) -> str:
+        """The analysis the file asks for: "dynamic", "static" or "kinematic"."""
+        return getattr(self.spec.solver, "analysis", "dynamic")
 
     @property
     def static(self) -> bool:
         """True for a static analysis (solver.analysis: static)."""
-        return getattr(self.spec.solver, "analysis", "dynamic") == "static"
+        return self.analysis == "static"
+
+    @property
+    def kinematic(self) -> bool:
+        """True for a kinematic analysis (solver.analysis: kinematic)."""
+        return self.analysis == "kinematic"
+
+    def file_data(self, resolved: bool = False) -> dict:
+        """The model-file data: as written (parameters and expressions kept), or with
+        ``resolved`` every expression replaced by its value and no ``parameters:``
+        section (functions of time and laws with the parameters' values put in).  Either
+        loads again to the same model; :func:`dump_yaml` writes it."""
+        import copy
+
+        data = copy.deepcopy(self.resolved if resolved else self.data)
+        if resolved:
+            data.pop("parameters", None)
+        return data
 
     # ------------------------------------------------------------ locations
     def line_of(self, path):
@@ -331,10 +357,39 @@ class LoadedModel:
 
     def simulate_settings(self) -> DynamicSettings:
         """The :class:`~flexmbd.solvers.settings.DynamicSettings` of the ``solver:`` section."""
-        if self.static:
-            raise self.error("the model file asks for a static analysis (solver.analysis: static); "
-                             "use static_settings()", ("solver", "analysis"))
+        if self.analysis != "dynamic":
+            use = "static_settings()" if self.static else "kinematic_settings()"
+            raise self.error(f"the model file asks for a {self.analysis} analysis (solver.analysis: "
+                             f"{self.analysis}); use {use}", ("solver", "analysis"))
         return self.spec.solver.settings()
+
+    def kinematic_settings(self) -> KinematicSettings:
+        """The :class:`~flexmbd.solvers.settings.KinematicSettings` of the ``solver:`` section."""
+        if not self.kinematic:
+            raise self.error(f"the model file asks for a {self.analysis} analysis (solver.analysis: "
+                             f"{self.analysis}), not a kinematic one", ("solver", "analysis"))
+        return self.spec.solver.settings()
+
+    def kinematic_options(self) -> dict:
+        """Keyword arguments for :func:`flexmbd.solvers.kinematics.kinematic_analysis`
+        (the times t_start, t_start + h, …, t_end and the tolerances)."""
+        return self.kinematic_settings().analysis_kwargs()
+
+    def check_kinematic(self, system):
+        """A kinematic analysis needs the drivers to fix every degree of freedom: one
+        error naming what is missing otherwise."""
+        n, m = system.n, system.m
+        if n == m:
+            return
+        drivers = [e.name for e in system.model.elements if e.type.prescribes_motion]
+        named = ", ".join(drivers) if drivers else "none"
+        if m < n:
+            raise self.error(f"a kinematic analysis needs a fully driven mechanism, but {n - m} degree(s) of "
+                             f"freedom are left ({n} coordinates, {m} independent constraint equations; drivers: "
+                             f"{named}): add {n - m} driver(s), or use analysis: dynamic", ("solver", "analysis"))
+        raise self.error(f"a kinematic analysis needs as many independent constraint equations as coordinates: "
+                         f"{m} equations for {n} coordinates (drivers: {named}); remove {m - n} driver(s) or "
+                         "joint equations, or use redundancy: remove", ("solver", "analysis"))
 
     def static_options(self) -> dict:
         """Keyword arguments for :func:`flexmbd.solvers.static.static_equilibrium`
@@ -468,6 +523,11 @@ def apply_overrides(data, **settings):
     if solver.get("analysis") == "static" and given:
         raise ModelFileError("does not apply: the model file asks for a static analysis "
                              "(solver.analysis: static)", origin=override_option(next(iter(given))))
+    if solver.get("analysis") == "kinematic":
+        for k in given:
+            if k not in ("t_end", "h"):
+                raise ModelFileError("does not apply: the model file asks for a kinematic analysis "
+                                     "(solver.analysis: kinematic)", origin=override_option(k))
     for k, v in given.items():
         solver[k] = v
         out[("solver", k)] = override_option(k)
@@ -501,19 +561,25 @@ def load_model_text(text: str, file: str | None = None, fmt: str | None = None, 
                              (), 1 if lines else None, file)
     origins = apply_overrides(data, **overrides)
     try:
-        spec = S.ModelFile.model_validate(data)
+        resolved, params = _resolve_parameters(data, S.ModelFile)
+    except ParameterError as exc:
+        tmp = LoadedModel(None, None, text, file, lines, overrides=origins)
+        raise tmp.error(exc.message, exc.path) from None
+    try:
+        spec = S.ModelFile.model_validate(resolved)
     except ValidationError as exc:
         errors = exc.errors()
-        path, msg = _error_message(errors[0], data)
+        path, msg = _error_message(errors[0], resolved)
         more = len(errors) - 1
-        section = _missing_section(errors, path, data, lines)
+        section = _missing_section(errors, path, resolved, lines)
         if section is not None:
             path, msg, more = section
         if more:
             msg += f" (and {more} more problem{'s' if more > 1 else ''})"
         tmp = LoadedModel(None, None, text, file, lines, overrides=origins)
         raise tmp.error(msg, path) from None
-    loaded = LoadedModel(spec, None, text, file, lines, overrides=origins)
+    loaded = LoadedModel(spec, None, text, file, lines, overrides=origins, data=data, resolved=resolved,
+                         parameters=params)
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         names = _check_names(loaded, spec)
@@ -580,8 +646,11 @@ def _time_function_keys(entry):
 
 def _check_time_functions(loaded, spec):
     """Evaluate every function of time given by an expression or mapping over the run."""
-    if getattr(spec.solver, "analysis", "dynamic") == "static":
+    analysis = getattr(spec.solver, "analysis", "dynamic")
+    if analysis == "static":
         times = np.array([spec.solver.time])
+    elif analysis == "kinematic":
+        times = np.linspace(spec.solver.t_start, spec.solver.t_end, 21)
     else:
         times = np.linspace(0.0, spec.solver.t_end, 21)
     for section, i, e in _entries(spec):
@@ -590,13 +659,27 @@ def _check_time_functions(loaded, spec):
             if v is None or isinstance(v, (int, float)):
                 continue
             fn = time_function(v)
+            raw = _data_at(loaded.data, (section, i, key))
             for t in times:
                 try:
                     fn.derivatives(float(t))
                 except ExpressionError as exc:
-                    raise loaded.error(str(exc), (section, i, key)) from None
+                    msg = str(exc)
+                    if isinstance(raw, str) and isinstance(v, str) and raw != v:  # parameters put in: quote the file
+                        msg = msg.replace(repr(v), f"{raw!r}")
+                    raise loaded.error(msg, (section, i, key)) from None
                 except (ArithmeticError, ValueError) as exc:
                     raise loaded.error(f"cannot be evaluated at t = {t:g} s: {exc}", (section, i, key)) from None
+
+
+def _data_at(data, path):
+    """The value at a key path of the file's data, or None."""
+    for k in path:
+        try:
+            data = data[k]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return data
 
 
 def _strip_label(message, etype, name):

@@ -134,7 +134,9 @@ def prepare(path, t_end=None, h=None, integrator=None) -> tuple:
     """Load, validate, build, freeze and assemble; every problem is a ModelFileError."""
     loaded = load_model_file(path, t_end=t_end, h=h, integrator=parse_integrator(integrator))
     system = loaded.freeze()
-    if not loaded.static:  # statics assembles its own start (and may have no masses)
+    if loaded.kinematic:  # the drivers must fix every degree of freedom; the motion needs no start
+        loaded.check_kinematic(system)
+    elif not loaded.static:  # statics assembles its own start (and may have no masses)
         loaded.initial_state()
     return loaded, system
 
@@ -145,6 +147,8 @@ def writer_settings(loaded: LoadedModel) -> dict:
     ``analysis = "static"``), the model file's ``redundancy`` and ``outputs``."""
     if loaded.static:
         opts = {"analysis": "static", **loaded.static_settings().to_json()}
+    elif loaded.kinematic:
+        opts = {"analysis": "kinematic", **loaded.kinematic_settings().to_json()}
     else:
         opts = loaded.simulate_settings().to_json()
     opts["redundancy"] = loaded.spec.solver.redundancy
@@ -192,6 +196,8 @@ def _run_with_writer(loaded, system, writer, output, quiet, stdout, stderr, prog
             if loaded.static:
                 return _run_static(loaded, system, writer, output, quiet, stdout, stderr, stop, progress_delay,
                                    compiling)
+            if loaded.kinematic:
+                return _run_kinematic(loaded, system, writer, output, quiet, stdout, stop, compiling)
             return _run_dynamic(loaded, system, writer, output, quiet, stdout, stderr, stop, progress_delay, created,
                                 compiling)
         finally:
@@ -420,9 +426,73 @@ def _run_static(loaded, system, writer, output, quiet, stdout, stderr, stop, pro
     return RunOutcome(loaded, res, status, message, where, list(loaded.warnings))
 
 
+def _run_kinematic(loaded, system, writer, output, quiet, stdout, stop, compiling=None) -> RunOutcome:
+    """A kinematic analysis (:func:`~flexmbd.solvers.kinematics.kinematic_analysis`) at the
+    times of the ``solver:`` section; the rows are written to the results file as in a
+    dynamic run (t, q, v, accelerations, multipliers, named outputs such as the driver
+    loads ``<driver>.torque``)."""
+    from ..results import STAT_FIELDS
+    from ..solvers.initial import StepState
+    from ..solvers.kinematics import kinematic_analysis
+
+    where = output if writer is not None else None
+    if writer is not None:
+        writer.file.attrs["analysis"] = "kinematic"
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            res = kinematic_analysis(loaded.model, system=system, **loaded.kinematic_options())
+    except KeyboardInterrupt:
+        message = "interrupted (Ctrl-C) during the kinematic analysis"
+        if writer is not None:
+            writer.close(None, status="interrupted", message=message, outputs=False)
+        return RunOutcome(loaded, None, 130, message, where, list(loaded.warnings))
+    except Exception as exc:  # noqa: BLE001 - reported as one paragraph
+        message = f"the kinematic analysis stopped: {_located(loaded, exc)}"
+        if writer is not None:
+            writer.close(None, status="failed", message=message, outputs=False)
+        return RunOutcome(loaded, None, 1, message, where, list(loaded.warnings))
+    status, message = (0 if res.success else 1), res.message
+    if not res.success:
+        message = _located(loaded, message)
+    if stop.requested():
+        status, message = stop.exit_status, f"interrupted by {stop.name}"
+    outputs_seconds, final = None, None
+    if writer is not None:
+        c0 = time.perf_counter()
+        wr_status = None if status == 0 else ("failed" if status == 1 else "interrupted")
+        try:
+            for k in range(len(res.t)):
+                state = StepState(float(res.t[k]), res.q[k], res.v[k], res.qdd[k], res.qdd[k], res.lam[k])
+                writer.on_step(state, {f: res.stats[f][k] if f in res.stats else 0 for f in STAT_FIELDS})
+            final = writer.close(res, status=wr_status, message=None if wr_status is None else message,
+                                 outputs=(list(loaded.spec.outputs) or True) if len(res.t) else False,
+                                 stop=stop.requested)
+        except Exception as exc:  # noqa: BLE001
+            raise RunError(f"cannot write {output}: {exc}") from None
+        outputs_seconds = time.perf_counter() - c0
+        if status == 0 and final != "completed":
+            status, message = _unfinished_outputs(writer, final, stop)
+    if not quiet:
+        _print_summary(loaded, res, where, stdout, interrupted=status >= 128, outputs_seconds=outputs_seconds,
+                       final=final, compiling=compiling)
+    return RunOutcome(loaded, res, status, message, where, list(loaded.warnings))
+
+
+def _driver_load_names(res) -> list:
+    """The outputs of a kinematic result's driver loads: ``<driver>.torque`` or ``.force``."""
+    names = set(res.names())
+    out = []
+    for driver in res.driver_loads():
+        out += [nm for nm in (f"{driver}.torque", f"{driver}.force") if nm in names][:1]
+    return out
+
+
 def _print_summary(loaded, res, output, out, interrupted=False, outputs_seconds=None, final=None, compiling=None):
     name = loaded.spec.name
     first = res.summary().splitlines()[0]
+    if loaded.kinematic:
+        first = res.message if res.success else f"FAILED: {res.message}"
     if interrupted:
         first = first.replace("FAILED", "INTERRUPTED", 1)
     print(f"{name}: {first}", file=out)
@@ -430,13 +500,16 @@ def _print_summary(loaded, res, output, out, interrupted=False, outputs_seconds=
         print(compiling.summary(), file=out)
     if getattr(res, "assembly", None) is not None:
         print(f"  {res.assembly.summary()}", file=out)
-    if loaded.spec.outputs and len(res.t):
+    shown = list(loaded.spec.outputs)
+    if loaded.kinematic and len(res.t):
+        shown += [nm for nm in _driver_load_names(res) if nm not in shown]
+    if shown and len(res.t):
         if loaded.static:
             print(f"outputs at load factor {res.load_factor[-1]:.6g}:", file=out)
         else:
             print(f"outputs at t = {res.t[-1]:.6g} s:", file=out)
-        width = max(len(n) for n in loaded.spec.outputs)
-        for nm in loaded.spec.outputs:
+        width = max(len(n) for n in shown)
+        for nm in shown:
             try:
                 val = _format_value(res[nm][-1])
             except Exception as exc:  # noqa: BLE001 - an output must not abort the summary

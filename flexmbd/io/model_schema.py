@@ -22,7 +22,7 @@ from pydantic_core import PydanticCustomError
 
 from ..registry import SECTIONS, element_types
 from ..solvers.integrators import HHT, GeneralizedAlpha, Newmark
-from ..solvers.settings import DynamicSettings, SettingError, Settings, StaticSettings
+from ..solvers.settings import DynamicSettings, KinematicSettings, SettingError, Settings, StaticSettings
 from ..spec import (TF_TYPES, UNION_ERRORS, UNION_KEYS, ConstantSpeedTF, ConstantTF, PolynomialTF, RampTF, SpecBase,  # noqa: F401
                     Vec3, check_inertia)
 
@@ -31,6 +31,7 @@ _Base = SpecBase
 FORMAT_VERSION = 1
 SCHEMA_ID = "https://flexmbd.invalid/schema/model-file-1.json"
 
+PARAMETER_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
 OUTPUT_PATTERN = r"^[A-Za-z_][A-Za-z0-9_\-]*(\.[A-Za-z_][A-Za-z0-9_]*)?\.[A-Za-z_][A-Za-z0-9_]*$"
 
 
@@ -232,28 +233,54 @@ class _StaticSection(_SolverSection):
     SETTINGS: ClassVar[type] = StaticSettings
 
 
+class _KinematicSection(_SolverSection):
+    """Kinematic analysis of a fully driven mechanism (the drivers fix every degree of
+    freedom): positions, velocities, accelerations, multipliers and driver loads at the
+    times t_start, t_start + h, …, t_end (see docs/solvers-static-kinematic.md).  Results
+    are one row per time, as for a dynamic analysis; driver loads are the outputs
+    ``<driver>.torque`` / ``<driver>.force``."""
+
+    model_config = ConfigDict(title="Solver: kinematic")
+    SETTINGS: ClassVar[type] = KinematicSettings
+
+    @model_validator(mode="after")
+    def _steps(self):
+        n = (self.t_end - self.t_start) / self.h
+        if n > MAX_STEPS:
+            raise PydanticCustomError("solver_h", "(t_end - t_start) / h = {n} times is more than the limit of {m}",
+                                      {"n": f"{n:.3g}", "m": f"{MAX_STEPS:.0e}", "key": "h"})
+        return self
+
+
 Solver = _solver_model("Solver", _DynamicSection, (Literal["dynamic"], Field(
-    "dynamic", description="dynamic (time integration) or static (see Solver: static)")))
+    "dynamic", description="dynamic (time integration), static (see Solver: static) or kinematic "
+                           "(see Solver: kinematic)")))
 StaticSolver = _solver_model("StaticSolver", _StaticSection, (Literal["static"], Field(description="static")))
+KinematicSolver = _solver_model("KinematicSolver", _KinematicSection,
+                                (Literal["kinematic"], Field(description="kinematic")))
+
+#: The analyses of the ``solver:`` section.
+ANALYSES = ("dynamic", "static", "kinematic")
 
 
 def _solver_tag(v):
     if isinstance(v, dict):
         a = v.get("analysis", "dynamic")
-        return f"<{a}>" if a in ("dynamic", "static") else None
+        return f"<{a}>" if a in ANALYSES else None
     if isinstance(v, BaseModel):
         return f"<{v.analysis}>"
     return None
 
 
-UNION_ERRORS["analysis"] = ("analysis", ("dynamic", "static"))
+UNION_ERRORS["analysis"] = ("analysis", ANALYSES)
 UNION_KEYS["analysis"] = "analysis"
 
 AnySolver = Annotated[
-    Union[Annotated[Solver, Tag("<dynamic>")], Annotated[StaticSolver, Tag("<static>")]],
+    Union[Annotated[Solver, Tag("<dynamic>")], Annotated[StaticSolver, Tag("<static>")],
+          Annotated[KinematicSolver, Tag("<kinematic>")]],
     Discriminator(_solver_tag, custom_error_type="analysis",
-                  custom_error_message="the solver is a mapping; its analysis is dynamic (default, with t_end and h) "
-                                       "or static"),
+                  custom_error_message="the solver is a mapping; its analysis is dynamic (default, with t_end and h), "
+                                       "static or kinematic (with t_end and h)"),
 ]
 
 
@@ -268,6 +295,11 @@ class _ModelFileBase(_Base):
     format: Literal[1] = Field(1, description="version of the model-file format")
     name: str = Field("model", max_length=200, description="model name")
     description: str = Field("", max_length=10000, description="free text")
+    parameters: dict[Annotated[str, StringConstraints(pattern=PARAMETER_PATTERN, max_length=100)],
+                     Union[float, Annotated[str, StringConstraints(max_length=500)]]] = Field(
+        {}, description="named numbers, each a number or an expression of the parameters before it "
+                        "(m: 0.5, J: m*L**2/12); any number of the file may be such an expression "
+                        "(see Parameters and expressions)")
     gravity: Vec3 = Field([0.0, 0.0, 0.0], description="gravitational acceleration [m/s²]")
 
     @model_validator(mode="after")
@@ -288,9 +320,38 @@ ModelFile = create_model(
 )
 
 
-def json_schema() -> dict:
-    """The JSON Schema (draft 2020-12) of a model file."""
+_EXPRESSION_DEF = "ParameterExpression"
+_ANNOTATIONS = ("title", "description", "default", "examples")
+
+
+def _with_expressions(node):
+    """The schema with every number (and integer) also accepting an expression of the
+    parameters, a string (the loader evaluates it; see docs/model-format.md)."""
+    if isinstance(node, list):
+        return [_with_expressions(x) for x in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _with_expressions(v) for k, v in node.items()}
+    if "oneOf" in out and "anyOf" not in out and any(_EXPRESSION_DEF in str(m) for m in out["oneOf"]):
+        out["anyOf"] = out.pop("oneOf")  # a number or an expression may also match a text alternative
+    if out.get("type") in ("number", "integer"):
+        outer = {k: out.pop(k) for k in _ANNOTATIONS if k in out}
+        return {"anyOf": [out, {"$ref": f"#/$defs/{_EXPRESSION_DEF}"}], **outer}
+    return out
+
+
+def json_schema(expressions: bool = True) -> dict:
+    """The JSON Schema (draft 2020-12) of a model file.  With ``expressions`` every
+    number may also be a string, an expression of the ``parameters:``; without, the
+    schema of the values after the expressions are evaluated (what the key reference
+    of docs/model-format.md shows)."""
     s = ModelFile.model_json_schema()
+    if expressions:
+        s = _with_expressions(s)
+        s.setdefault("$defs", {})[_EXPRESSION_DEF] = {
+            "title": "Expression of the parameters", "type": "string", "minLength": 1, "maxLength": 500,
+            "description": "an expression of the parameters: section, e.g. \"m*L**2/12\" (see Parameters and "
+                           "expressions in docs/model-format.md)"}
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", **s}
 
 
@@ -344,7 +405,7 @@ def _limits(p) -> str:
 
 def reference_markdown() -> str:
     """The key reference of docs/model-format.md, rendered from the JSON Schema."""
-    s = json_schema()
+    s = json_schema(expressions=False)
     defs = s.get("$defs", {})
     sections = [("ModelFile", s)] + sorted(defs.items(), key=lambda kv: _DOC_ORDER.get(kv[0], 99))
     lines = []
@@ -385,7 +446,7 @@ _DOC_ORDER = {n: i for i, n in enumerate([
     "UserSection", "Arc", "Spherical", "Revolute", "Prismatic", "Cylindrical", "Universal",
     "Fixed", "PointOnLine", "PointInPlane", "Distance", "RotationDriver", "TranslationDriver", "SpringDamper",
     "RotationalSpringDamper", "PointForce", "Torque", "Marker", "ConstantTF", "ConstantSpeedTF", "PolynomialTF", "RampTF",
-    "Solver", "StaticSolver", "NewmarkSpec", "HHTSpec", "GeneralizedAlphaSpec"])}
+    "Solver", "StaticSolver", "KinematicSolver", "NewmarkSpec", "HHTSpec", "GeneralizedAlphaSpec"])}
 
 
 def properties(schema: dict | None = None) -> set[str]:
@@ -398,5 +459,5 @@ def properties(schema: dict | None = None) -> set[str]:
 
 
 __all__ = ["ModelFile", "json_schema", "reference_markdown", "properties", "check_inertia", "FORMAT_VERSION",
-           "SECTION_TYPES", "JOINT_TYPES", "DRIVER_TYPES", "FORCE_TYPES", "TF_TYPES", "INTEGRATOR_TYPES", "MAX_STEPS",
+           "SECTION_TYPES", "ANALYSES", "JOINT_TYPES", "DRIVER_TYPES", "FORCE_TYPES", "TF_TYPES", "INTEGRATOR_TYPES", "MAX_STEPS",
            "section_types"]

@@ -1088,8 +1088,8 @@ def resume_run(path, model=None, t_end=None, chunk=100, progress=None, model_tex
     settings = dict(info["settings"])
     if info["n_saved"] == 0:
         raise ResultsFileError(f"{path}: holds no saved step to resume from")
-    if settings.get("analysis") == "static":
-        raise ResultsFileError(f"{path}: holds a static analysis, which is not resumed; run it again")
+    if settings.get("analysis") in ("static", "kinematic"):
+        raise ResultsFileError(f"{path}: holds a {settings['analysis']} analysis, which is not resumed; run it again")
     if check_model:
         check_same_model(path, info, model_text)
     stored_text = info["model_text"]

@@ -1,5 +1,6 @@
 """Solvers: implicit integrators, Newton, statics, kinematics, relaxation."""
 from .integrators import HHT, GeneralizedAlpha, Newmark
-from .settings import DynamicSettings, RelaxSettings, SettingError, StaticSettings
+from .settings import DynamicSettings, KinematicSettings, RelaxSettings, SettingError, StaticSettings
 
-__all__ = ["Newmark", "HHT", "GeneralizedAlpha", "DynamicSettings", "StaticSettings", "RelaxSettings", "SettingError"]
+__all__ = ["Newmark", "HHT", "GeneralizedAlpha", "DynamicSettings", "StaticSettings", "KinematicSettings",
+           "RelaxSettings", "SettingError"]

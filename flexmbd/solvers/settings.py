@@ -31,7 +31,7 @@ from typing import Any, ClassVar, Literal, Optional, Union
 
 from .integrators import HHT, GeneralizedAlpha, Newmark, integrator_from_name
 
-__all__ = ["SettingError", "Settings", "DynamicSettings", "StaticSettings", "RelaxSettings", "Integrator",
+__all__ = ["SettingError", "Settings", "DynamicSettings", "StaticSettings", "KinematicSettings", "RelaxSettings", "Integrator",
            "integrator_to_json", "integrator_from_json", "DAMPING_MODES"]
 
 #: An integrator of the Newmark family (any object with ``coefficients()`` and ``name`` works).
@@ -466,6 +466,48 @@ class StaticSettings(Settings):
     time: float = setting(0.0, "time at which drivers and time functions are evaluated [s]", ge=0)
     linear_solver: str = setting("auto", _DOC_LINEAR_SOLVER, check=_linear_solver)
     assemble: bool = setting(True, "assemble the initial configuration first")
+
+
+@_document
+@dataclass(frozen=True)
+class KinematicSettings(Settings):
+    """Settings of a kinematic analysis (:func:`~flexmbd.solvers.kinematics.kinematic_analysis`,
+    a model file's ``solver: {analysis: kinematic}``): positions, velocities, accelerations
+    and driver loads at the times t_start, t_start + h, …, t_end of a fully driven mechanism."""
+
+    FOR: ClassVar[str] = "kinematic_analysis"
+
+    t_end: float = setting(doc="last time [s]", gt=0)
+    h: float = setting(doc="time increment [s] between the solved times", gt=0)
+    t_start: float = setting(0.0, "first time [s]", ge=0)
+    tol: float = setting(1e-10, "tolerance on the 2-norm of the constraint residual Φ", gt=0)
+    max_iter: int = setting(25, "Newton iterations of the position problem at each time", ge=1, le=10000)
+    condition_growth: float = setting(
+        1e3, "stop when the condition number of Φ_q grows by more than this factor over its first value "
+             "(a dead point)", gt=1)
+    loads: bool = setting(True, "compute the multipliers and driver loads (inverse dynamics)")
+
+    def _check(self) -> None:
+        if self.t_end <= self.t_start:
+            raise SettingError("t_end", f"need t_end > t_start, got t_end = {self.t_end!r}, "
+                                        f"t_start = {self.t_start!r}")
+
+    @property
+    def n_steps(self) -> int:
+        """Time increments from t_start to t_end (the last time is the grid point nearest to t_end)."""
+        return max(1, int(round((self.t_end - self.t_start) / self.h)))
+
+    def times(self):
+        """The solved times t_start + k h, k = 0 … n_steps."""
+        import numpy as np
+
+        return self.t_start + self.h * np.arange(self.n_steps + 1)
+
+    def analysis_kwargs(self) -> dict:
+        """Keyword arguments of :func:`~flexmbd.solvers.kinematics.kinematic_analysis`
+        (the times instead of t_start, t_end and h)."""
+        return {"times": self.times(), "tol": self.tol, "max_iter": self.max_iter,
+                "condition_growth": self.condition_growth, "loads": self.loads}
 
 
 @_document
