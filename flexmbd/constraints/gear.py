@@ -79,24 +79,26 @@ class GearGroup(ConstraintGroup):
         """Turn counting from the initial configuration (both motions zero)."""
         self._ref = np.zeros((2, len(self)))
 
-    def measures(self, qe, ve=None, hessian=False, remember=True):
-        """The two joints' measures (dicts of value, J, rate[, H]), angles unwrapped."""
+    def measures(self, qe, ve=None, hessian=False, ref=None):
+        """The two joints' measures (dicts of value, J, rate[, H]), angles unwrapped against
+        ``ref`` (2, n) (default: the group's previous evaluation, which this one replaces)."""
         nq, nv = self.kind.nq, self.kind.nv
         ql = qe[self.config_index]
         vl = np.zeros(self.dof_index.shape) if ve is None else ve[self.dof_index]
         ka = self.motion_a(ql[:, :nq], ql[:, nq:2 * nq], vl[:, :2 * nv], hessian)
         kb = self.motion_b(ql[:, 2 * nq:3 * nq], ql[:, 3 * nq:], vl[:, 2 * nv:], hessian)
-        ref = self._ref.copy()
+        remember = ref is None
+        ref = (self._ref if remember else ref).copy()
         for k, (kin, motion) in enumerate(((ka, self.motion_a), (kb, self.motion_b))):
             if motion.family == "turn":
                 kin["value"] = _unwrap(kin["value"], ref[k])
                 ref[k] = kin["value"]
         if remember:
             self._ref = ref
-        return ka, kb, vl
+        return ka, kb, vl, ref
 
     def assemble(self, qe, t, lam, hessian=True):
-        ka, kb, _ = self.measures(qe, None, hessian)
+        ka, kb, _, _ = self.measures(qe, None, hessian)
         r = self.ratio
         phi = ka["value"] - r * kb["value"]
         Jq = np.concatenate([ka["J"], -r[:, None] * kb["J"]], axis=1)
@@ -114,7 +116,7 @@ class GearGroup(ConstraintGroup):
         return self.assemble(qe, t, lam, hessian=True)[2]
 
     def gamma(self, qe, ve, t):
-        ka, kb, vl = self.measures(qe, ve, True)
+        ka, kb, vl, _ = self.measures(qe, ve, True)
         w = ka["J"].shape[1]
         va, vb = vl[:, :w], vl[:, w:]
         quad_a = np.einsum("ni,nij,nj->n", va, ka["H"], va)
@@ -223,14 +225,11 @@ class GearType(ElementType):
         sys = result.system
         group = next(g for g in sys.constraint_groups if isinstance(g, GearGroup) and element.name in g.owner)
         e = group.owner.index(element.name)
-        rows = []
-        for q in result.q:
-            ka, kb, _ = group.measures(sys.extend(q), remember=False)
+        rows, ref = [], np.zeros((2, len(group)))
+        for q in result.q:                       # step by step from the initial configuration
+            ka, kb, _, ref = group.measures(sys.extend(q), ref=ref)
             rows.append((ka["value"][e], kb["value"][e]))
         m = np.array(rows).reshape(-1, 2)
-        for k, motion in enumerate((group.motion_a, group.motion_b)):
-            if motion.family == "turn":
-                m[:, k] = np.unwrap(m[:, k])
         return m[:, 0], m[:, 1]
 
     def sample(self, model, a, b):
