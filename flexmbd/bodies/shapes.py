@@ -96,6 +96,7 @@ OrientationField = Annotated[Optional[Orientation], BeforeValidator(_orientation
 
 
 class _Shape(SpecBase):
+    type: str = Field(description="the shape")
     offset: Vec3 = Field([0.0, 0.0, 0.0], description="centre of the shape in the body's shape frame [m] (a "
                                                        "mesh: its own origin)")
     rotation: OrientationField = Field(None, description="orientation of the shape's axes in the shape frame "
