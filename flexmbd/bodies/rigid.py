@@ -33,7 +33,8 @@ from dataclasses import dataclass, field
 from typing import Annotated, Literal, Optional, Union
 
 import numpy as np
-from pydantic import BeforeValidator, ConfigDict, Field, field_validator, model_validator
+from pydantic import BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic_core import InitErrorDetails
 
 from ..constraints.normalization import NormalizationGroup
 from .ancf_rigid import AncfBodyGroup, RigidityGroup
@@ -260,6 +261,17 @@ def _shape_list(v):
 ShapeField = Annotated[Optional[Union[Shape, list[Shape]]], BeforeValidator(_shape_list)]
 
 
+def _missing_mass_keys(cls, data):
+    """Without shape, mass and inertia are required: a "missing" error at the key (so a
+    model file points at it), as for any required key (unknown keys are reported first)."""
+    if isinstance(data, dict) and data.get("shape") is None and all(k in cls.model_fields for k in data):
+        missing = [InitErrorDetails(type="missing", loc=(k,), input=data) for k in ("mass", "inertia")
+                   if data.get(k) is None]
+        if missing:
+            raise ValidationError.from_exception_data("rigid body", missing)
+    return data
+
+
 def _check_shape_keys(spec):
     """mass and inertia, or shape with exactly one of density and mass."""
     if spec.shape is None:
@@ -322,6 +334,11 @@ class RigidBody(SpecBase):
             check_inertia(v)
         return v
 
+    @model_validator(mode="before")
+    @classmethod
+    def _mass_and_inertia(cls, data):
+        return _missing_mass_keys(cls, data)
+
     @model_validator(mode="after")
     def _mass_or_shape(self):
         _check_shape_keys(self)
@@ -348,6 +365,11 @@ class PlanarBody(SpecBase):
     angle: float = Field(0.0, description="initial angle θ of the body x axis from the global x axis [rad]")
     velocity: Vec2 = Field([0.0, 0.0], description="initial velocity [m/s]")
     angular_velocity: float = Field(0.0, description="initial angular velocity θ' [rad/s]")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mass_and_inertia(cls, data):
+        return _missing_mass_keys(cls, data)
 
     @model_validator(mode="after")
     def _mass_or_shape(self):
