@@ -42,8 +42,8 @@ def test_box_cylinder_sphere_tube_against_textbook_formulas():
     It = m * (3 * (Ro**2 + Ri**2) + L**2) / 12
     np.testing.assert_allclose(J, np.diag([It, It, m * (Ro**2 + Ri**2) / 2]), rtol=1e-14)
     # a tube is a cylinder minus its bore
-    mo, _, Jo = mass_properties(S.Cylinder(Ro, L), density=RHO)
-    mi, _, Ji = mass_properties(S.Cylinder(Ri, L), density=RHO)
+    _, _, Jo = mass_properties(S.Cylinder(Ro, L), density=RHO)
+    _, _, Ji = mass_properties(S.Cylinder(Ri, L), density=RHO)
     np.testing.assert_allclose(J, Jo - Ji, rtol=1e-13)
     # mass instead of density scales the density
     mass, _, J2 = mass_properties(S.Tube(Ro, Ri, L), mass=2 * m)
