@@ -1,5 +1,6 @@
 """flexmbd: rigid and flexible multibody dynamics."""
 from . import catalog  # noqa: F401  (registers every element type)
+from .bodies import shapes  # noqa: F401  (fm.shapes.Box, …: bodies from shapes)
 from .ground import GROUND
 from .model import Model, ModelError
 from .system import RedundantConstraintWarning

@@ -19,6 +19,7 @@ ELEMENT_MODULES = (
     "flexmbd.bodies.rigid",
     "flexmbd.beams.builder",
     "flexmbd.constraints.joint_types",
+    "flexmbd.constraints.gear",
     "flexmbd.forces.spring_damper",
     "flexmbd.forces.rotational_spring",
     "flexmbd.forces.loads",

@@ -156,9 +156,15 @@ class Model:
         return sugar
 
     # ------------------------------------------------------------ bodies
-    def rigid_body(self, name=None, *, mass, inertia, position=(0, 0, 0), orientation=None,
-                   velocity=(0, 0, 0), angular_velocity=(0, 0, 0), parameterization="quaternion") -> Body:
+    def rigid_body(self, name=None, *, mass=None, inertia=None, position=(0, 0, 0), orientation=None,
+                   velocity=(0, 0, 0), angular_velocity=(0, 0, 0), parameterization="quaternion", shape=None,
+                   density=None) -> Body:
         """A spatial rigid body.
+
+        Either ``mass`` and ``inertia``, or ``shape`` (a solid of ``flexmbd.shapes`` —
+        ``Box``, ``Cylinder``, ``Tube``, ``Sphere``, ``Mesh`` — or a list of them) with
+        ``density`` (or ``mass``, the total): the body's node is then the shapes' centre of
+        mass, ``position`` places the origin of their shape frame (docs/elements/shapes.md).
 
         ``inertia``: principal moments (3,) or the 3×3 tensor about the centre of mass in
         body axes; ``orientation``: 3×3 rotation matrix or Euler parameters (4,).
@@ -173,13 +179,16 @@ class Model:
         ANCF beams).  Joints and force elements connect bodies of the same kind only.
         """
         return self._add("rigid", name, mass=mass, inertia=inertia, position=position, orientation=orientation,
-                         velocity=velocity, angular_velocity=angular_velocity, parameterization=parameterization)
+                         velocity=velocity, angular_velocity=angular_velocity, parameterization=parameterization,
+                         shape=shape, density=density)
 
-    def planar_body(self, name=None, *, mass, inertia, position=(0, 0), angle=0.0,
-                    velocity=(0, 0), angular_velocity=0.0) -> Body:
-        """A planar rigid body in the x-y plane, q = [x, y, θ]; ``inertia`` = I_z."""
+    def planar_body(self, name=None, *, mass=None, inertia=None, position=(0, 0), angle=0.0,
+                    velocity=(0, 0), angular_velocity=0.0, shape=None, density=None) -> Body:
+        """A planar rigid body in the x-y plane, q = [x, y, θ]; ``inertia`` = I_z, or
+        ``shape`` with ``density`` (or ``mass``) as for :meth:`rigid_body` (I_z of the
+        shapes about their centre of mass, the body's node)."""
         return self._add("planar", name, mass=mass, inertia=inertia, position=position, angle=angle,
-                         velocity=velocity, angular_velocity=angular_velocity)
+                         velocity=velocity, angular_velocity=angular_velocity, shape=shape, density=density)
 
     def beam(self, name=None, *, section, elements, geometry=None, start=None, end=None, e2=None, order=1,
              formulation="se3", integration: str | None = None, interpolation="lagrange", velocity=(0, 0, 0),

@@ -30,11 +30,11 @@ Every group has ``config_index`` (into the extended configuration vector) and
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Annotated, Literal, Optional
+from typing import Annotated, Literal, Optional, Union
 
 import numpy as np
-from pydantic import BeforeValidator, ConfigDict, Field, field_validator, model_validator
-from pydantic_core import PydanticCustomError
+from pydantic import BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic_core import InitErrorDetails
 
 from ..constraints.normalization import NormalizationGroup
 from .ancf_rigid import AncfBodyGroup, RigidityGroup
@@ -44,9 +44,9 @@ from ..groups import CompiledSlot, InertiaGroup, float_array, int_array
 from ..kernels import AVAILABLE as USE_KERNELS
 from ..nodes import ANCF, PLANAR, ROTATION, SE3, SPATIAL, NodeKind
 from ..registry import Element, ElementType, register
-from ..lie import quat_from_matrix
-from ..rotations import DG, G_matrix, quaternion_from_axis_angle, skew
-from ..spec import Axis, Inertia, Mat3, Name, SpecBase, Vec2, Vec3, Vec4, check_inertia
+from ..rotations import DG, G_matrix, rotation_matrix, skew
+from ..spec import Inertia, Name, SpecBase, Vec2, Vec3, check_inertia
+from .shapes import BoxShape, Orientation, Shape, _orientation, mass_properties
 
 if USE_KERNELS:
     from ..kernels.bodies import frame_inertia as _kernel_frame_inertia
@@ -71,6 +71,10 @@ class Body:
     velocity: np.ndarray = field(default_factory=lambda: np.zeros(3))
     angular_velocity: np.ndarray = field(default_factory=lambda: np.zeros(3))
     index: int = -1  # position in the model's body list, set by the model
+    #: the solids the body was made of (:mod:`.shapes`) and the origin of their shape frame
+    #: relative to the centre of mass, body axes (None: a body given by mass and inertia)
+    shape: list | None = None
+    shape_origin: np.ndarray | None = None
 
     def __repr__(self):
         return f"Body({self.name!r}, {self.kind.name})"
@@ -249,61 +253,48 @@ class FrameBodyGroup(RotationBodyGroup):
 # ---------------------------------------------------------------------- element types
 
 
-class Orientation(SpecBase):
-    """Initial orientation of a rigid body: exactly one of ``matrix``, ``quaternion``,
-    or ``axis`` with ``angle``."""
-
-    model_config = ConfigDict(title="Orientation")
-
-    matrix: Optional[Mat3] = Field(None, description="3×3 rotation matrix, rows; columns are the body axes in global coordinates")
-    quaternion: Optional[Vec4] = Field(None, description="Euler parameters [e0, e1, e2, e3] (normalised on input)")
-    axis: Optional[Axis] = Field(None, description="rotation axis, global (normalised on input)")
-    angle: Optional[float] = Field(None, description="rotation angle about axis [rad]")
-
-    @model_validator(mode="after")
-    def _one_form(self):
-        forms = [n for n, v in (("matrix", self.matrix), ("quaternion", self.quaternion)) if v is not None]
-        if self.axis is not None or self.angle is not None:
-            if self.axis is None or self.angle is None:
-                raise ValueError("give both axis and angle")
-            forms.append("axis/angle")
-        if len(forms) != 1:
-            raise ValueError("give exactly one of matrix, quaternion, or axis with angle"
-                             + (f" (got {', '.join(forms)})" if forms else ""))
-        if self.matrix is not None:
-            R = np.array(self.matrix)
-            if not np.allclose(R @ R.T, np.eye(3), atol=1e-9) or np.linalg.det(R) < 0:
-                raise ValueError("matrix is not a proper rotation matrix (orthonormal, det = +1)")
-        if self.quaternion is not None:
-            with np.errstate(all="ignore"):
-                n = float(np.linalg.norm(self.quaternion))
-            if n < 1e-12:
-                raise ValueError("quaternion has zero length")
-            if not np.isfinite(n):
-                raise ValueError("quaternion is too long to normalise (its length overflows)")
-        return self
-
-    def quaternion_value(self) -> np.ndarray:
-        """Euler parameters (e0 ≥ 0 for matrices) of the orientation."""
-        if self.matrix is not None:
-            return quat_from_matrix(np.array(self.matrix, dtype=float))
-        if self.quaternion is not None:
-            p = np.array(self.quaternion, dtype=float)
-            return p / np.linalg.norm(p)
-        return quaternion_from_axis_angle(self.axis, self.angle)
-
-
-def _orientation(v):
-    """Python input: a 3×3 rotation matrix or 4 Euler parameters stand for the mapping."""
-    if isinstance(v, (list, tuple, np.ndarray)):
-        a = np.asarray(v, dtype=float)
-        if a.shape == (3, 3):
-            return {"matrix": a.tolist()}
-        if a.shape == (4,):
-            return {"quaternion": a.tolist()}
-        raise PydanticCustomError("orientation", "orientation must be a 3×3 matrix or 4 Euler parameters "
-                                  "(or a mapping with matrix, quaternion, or axis and angle)")
+def _shape_list(v):
+    """One shape or a list of them (Python: shape objects; files: mappings)."""
     return v
+
+
+ShapeField = Annotated[Optional[Union[Shape, list[Shape]]], BeforeValidator(_shape_list)]
+
+
+def _missing_mass_keys(cls, data):
+    """Without shape, mass and inertia are required: a "missing" error at the key (so a
+    model file points at it), as for any required key (unknown keys are reported first)."""
+    if isinstance(data, dict) and data.get("shape") is None and all(k in cls.model_fields for k in data):
+        missing = [InitErrorDetails(type="missing", loc=(k,), input=data) for k in ("mass", "inertia")
+                   if data.get(k) is None]
+        if missing:
+            raise ValidationError.from_exception_data("rigid body", missing)
+    return data
+
+
+def _check_shape_keys(spec):
+    """mass and inertia, or shape with exactly one of density and mass."""
+    if spec.shape is None:
+        missing = [k for k in ("mass", "inertia") if getattr(spec, k) is None]
+        if missing:
+            raise ValueError(f"give mass and inertia, or shape with density (missing {' and '.join(missing)})")
+        if spec.density is not None:
+            raise ValueError("density needs shape")
+        return
+    if spec.inertia is not None:
+        raise ValueError("give inertia or shape, not both (the shape gives the inertia)")
+    if (spec.density is None) == (spec.mass is None):
+        raise ValueError("with shape, give exactly one of density and mass (the total mass)")
+    if isinstance(spec.shape, list) and not spec.shape:
+        raise ValueError("shape: the list of shapes is empty")
+
+
+def body_shape(spec):
+    """(mass, centre of mass in the shape frame (3,), J_c (3, 3), shapes) of a body spec
+    with shape (ModelError naming the key for a mesh that cannot be read)."""
+    shapes = spec.shape if isinstance(spec.shape, list) else [spec.shape]
+    m, c, J = mass_properties(shapes, spec.density, spec.mass)
+    return m, c, J, shapes
 
 
 class RigidBody(SpecBase):
@@ -314,9 +305,16 @@ class RigidBody(SpecBase):
     name: Optional[Name] = Field(None, description="unique name (letters, digits, _ and -); its outputs are NAME.position, "
                                                    "NAME.velocity, ...")
     type: Literal["rigid"] = Field("rigid", description="rigid (spatial) or planar")
-    mass: float = Field(gt=0, description="mass [kg]")
-    inertia: Inertia = Field(description="about the centre of mass in body axes [kg m²]: 3 principal moments or a 3×3 tensor")
-    position: Vec3 = Field([0.0, 0.0, 0.0], description="initial position of the centre of mass [m]")
+    mass: Optional[float] = Field(None, gt=0, description="mass [kg] (with shape: the total mass, which sets the "
+                                                          "density)")
+    inertia: Optional[Inertia] = Field(None, description="about the centre of mass in body axes [kg m²]: 3 principal "
+                                                         "moments or a 3×3 tensor (not with shape)")
+    shape: ShapeField = Field(None, description="instead of inertia: a solid (box, cylinder, tube, sphere, mesh) or "
+                                                "a list of them in the body's shape frame, with density or mass; "
+                                                "the body's node is their centre of mass")
+    density: Optional[float] = Field(None, gt=0, description="with shape: density [kg/m³]")
+    position: Vec3 = Field([0.0, 0.0, 0.0], description="initial position of the centre of mass [m] (with shape: "
+                                                        "of the shape frame's origin)")
     orientation: Annotated[Optional[Orientation], BeforeValidator(_orientation)] = Field(
         None, description="initial orientation (default: aligned with the global axes)")
     velocity: Vec3 = Field([0.0, 0.0, 0.0], description="initial velocity of the centre of mass [m/s]")
@@ -332,8 +330,19 @@ class RigidBody(SpecBase):
     @field_validator("inertia")
     @classmethod
     def _inertia(cls, v):
-        check_inertia(v)
+        if v is not None:
+            check_inertia(v)
         return v
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mass_and_inertia(cls, data):
+        return _missing_mass_keys(cls, data)
+
+    @model_validator(mode="after")
+    def _mass_or_shape(self):
+        _check_shape_keys(self)
+        return self
 
 
 class PlanarBody(SpecBase):
@@ -343,12 +352,29 @@ class PlanarBody(SpecBase):
 
     name: Optional[Name] = Field(None, description="unique name")
     type: Literal["planar"] = Field(description="planar")
-    mass: float = Field(gt=0, description="mass [kg]")
-    inertia: float = Field(gt=0, description="moment of inertia about the centre of mass, I_z [kg m²]")
-    position: Vec2 = Field([0.0, 0.0], description="initial position of the centre of mass [m]")
+    mass: Optional[float] = Field(None, gt=0, description="mass [kg] (with shape: the total mass, which sets the "
+                                                          "density)")
+    inertia: Optional[float] = Field(None, gt=0, description="moment of inertia about the centre of mass, I_z [kg m²] "
+                                                             "(not with shape)")
+    shape: ShapeField = Field(None, description="instead of inertia: solids in the shape frame (x-y the plane of "
+                                                "motion), with density or mass; I_z about their centre of mass, "
+                                                "which is the body's node")
+    density: Optional[float] = Field(None, gt=0, description="with shape: density [kg/m³]")
+    position: Vec2 = Field([0.0, 0.0], description="initial position of the centre of mass [m] (with shape: of the "
+                                                   "shape frame's origin)")
     angle: float = Field(0.0, description="initial angle θ of the body x axis from the global x axis [rad]")
     velocity: Vec2 = Field([0.0, 0.0], description="initial velocity [m/s]")
     angular_velocity: float = Field(0.0, description="initial angular velocity θ' [rad/s]")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mass_and_inertia(cls, data):
+        return _missing_mass_keys(cls, data)
+
+    @model_validator(mode="after")
+    def _mass_or_shape(self):
+        _check_shape_keys(self)
+        return self
 
 
 #: the inertia group of rigid bodies by node kind
@@ -400,6 +426,13 @@ def box_half_extents(mass, inertia):
     return half, axes
 
 
+def _from_shape(spec, name):
+    try:
+        return body_shape(spec)
+    except ModelError as exc:
+        raise ModelError(f"body {name!r}: {exc}", element=name, key="shape") from None
+
+
 class _BodyType(ElementType):
     section = "bodies"
     noun = "body"
@@ -429,14 +462,23 @@ class RigidBodyType(_BodyType):
     def node_boxes(self, element):
         """The homogeneous box with the body's mass and inertia."""
         b = element.nodes[0]
+        if b.shape is not None and len(b.shape) == 1 and isinstance(b.shape[0], BoxShape):
+            return [(b, 0.5 * np.array(b.shape[0].size), b.shape[0].rotation_matrix())]   # the box itself
         return [(b, *box_half_extents(b.mass, b.inertia))]
 
     def node(self, model, spec, name):
-        J = check_inertia(spec.inertia)
         p = np.array([1.0, 0, 0, 0]) if spec.orientation is None else spec.orientation.quaternion_value()
         kind = {"quaternion": SPATIAL, "rotation": ROTATION, "se3": SE3, "ancf": ANCF}[spec.parameterization]
-        return Body(name, kind, float(spec.mass), J, np.array(spec.position, dtype=float), p,
-                    np.array(spec.velocity, dtype=float), np.array(spec.angular_velocity, dtype=float))
+        x = np.array(spec.position, dtype=float)
+        shapes = origin = None
+        if spec.shape is None:
+            mass, J = float(spec.mass), check_inertia(spec.inertia)
+        else:
+            mass, c, J, shapes = _from_shape(spec, name)
+            x = x + rotation_matrix(p) @ c                      # the node is the centre of mass
+            origin = -c
+        return Body(name, kind, mass, J, x, p, np.array(spec.velocity, dtype=float),
+                    np.array(spec.angular_velocity, dtype=float), shape=shapes, shape_origin=origin)
 
 
 @register
@@ -456,7 +498,16 @@ class PlanarBodyType(_BodyType):
         if model.gravity[2] != 0:
             raise ModelError(f"body {name!r}: planar bodies move in the x-y plane, so gravity must have no z "
                              "component", element=None, key=("gravity",))
-        Iz = float(spec.inertia)
-        return Body(name, PLANAR, float(spec.mass), np.diag([Iz, Iz, Iz]), np.r_[np.array(spec.position, float), 0.0],
-                    np.array([float(spec.angle)]), np.r_[np.array(spec.velocity, float), 0.0],
-                    np.array([0.0, 0.0, float(spec.angular_velocity)]))
+        x = np.r_[np.array(spec.position, float), 0.0]
+        shapes = origin = None
+        if spec.shape is None:
+            mass, Iz = float(spec.mass), float(spec.inertia)
+        else:
+            mass, c, J, shapes = _from_shape(spec, name)
+            Iz = float(J[2, 2])                                  # about the centre of mass, normal to the plane
+            cs, sn = np.cos(spec.angle), np.sin(spec.angle)
+            x[:2] += np.array([[cs, -sn], [sn, cs]]) @ c[:2]      # the node is the centre of mass
+            origin = -np.r_[c[:2], 0.0]
+        return Body(name, PLANAR, mass, np.diag([Iz, Iz, Iz]), x, np.array([float(spec.angle)]),
+                    np.r_[np.array(spec.velocity, float), 0.0], np.array([0.0, 0.0, float(spec.angular_velocity)]),
+                    shape=shapes, shape_origin=origin)

@@ -124,6 +124,10 @@ class StepState:
 
 def initial_state(system, t0=0.0, assemble=True, linear_solver="auto"):
     q, v = system.q0.copy(), system.v0.copy()
+    for g in system.constraint_groups:   # groups that count turns start from the initial configuration
+        restart = getattr(g, "restart", None)
+        if restart is not None:
+            restart()
     report = None
     if assemble and system.m:
         q, report = assemble_positions(system, q, t0)
