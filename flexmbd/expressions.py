@@ -398,8 +398,14 @@ def to_text(n) -> str:
         return f"(-{to_text(n[1])})"
     if op == "call":
         return f"{n[1]}({to_text(n[2])})"
-    if op == "le":
-        return f"({to_text(n[3])} if {to_text(n[1])} <= {to_text(n[2])} else {to_text(n[4])})"
+    if op == "le":       # written back in the parser's own language (min/max, else with step)
+        a, b, x, y = n[1:]
+        if (x, y) == (a, b):
+            return f"min({to_text(a)}, {to_text(b)})"
+        if (x, y) == (b, a):
+            return f"max({to_text(a)}, {to_text(b)})"
+        s = f"step({to_text(b)} - {to_text(a)})"
+        return f"({s}*{to_text(x)} + (1 - {s})*{to_text(y)})"
     return "?"  # pragma: no cover
 
 

@@ -123,3 +123,26 @@ solver: {t_end: 1.0, h: 0.001}
     dumped = fm.io.model_file.dump_model(loaded.model) if hasattr(fm.io.model_file, "dump_model") else None
     if dumped is not None:
         assert "pd_controller" in dumped
+
+
+def test_bundled_robot_arm_holds_its_pose_against_gravity():
+    """The robot-arm example (shapes, parameters, two PD controllers, an elbow stop): once
+    settled, each controller's torque equals the gravity moment of the links beyond its
+    joint (statics of the held pose), and the stop is not touched."""
+    from pathlib import Path
+
+    from flexmbd.io.model_file import load_model_file
+
+    loaded = load_model_file(Path(fm.__file__).parent / "models" / "robot-arm.yaml")
+    res = loaded.model.simulate(t_end=3.0, h=2e-3)
+    assert res.success
+    bodies = {b.name: b for b in loaded.model.bodies}
+    x = {n: res[f"{n}.position"][-1, 0] for n in ("upper", "fore", "tool")}
+    mass = {n: bodies[n].mass for n in x}
+    elbow_x = 2 * x["upper"]                                 # the elbow is the upper link's far end
+    shoulder_moment = G * sum(mass[n] * x[n] for n in x)     # about the shoulder at the origin
+    elbow_moment = G * sum(mass[n] * (x[n] - elbow_x) for n in ("fore", "tool"))
+    assert res["shoulder_pd.force"][-1] == pytest.approx(shoulder_moment, rel=1e-5)   # balances −g Σ m x
+    assert res["elbow_pd.force"][-1] == pytest.approx(elbow_moment, rel=1e-5)
+    assert np.all(res["elbow_stop.force"] == 0) and not res.events
+    assert abs(res["shoulder.coordinate"][-1] - 100 * np.pi / 180) < 0.1      # PD: a gravity droop remains

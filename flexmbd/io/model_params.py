@@ -231,6 +231,9 @@ class _Resolver:
             members = [a for a in typing.get_args(base) if a is not type(None)]
             if disc is not None and callable(disc.discriminator):
                 return self.tagged(value, members, disc, path)
+            if disc is not None and isinstance(disc.discriminator, str) and isinstance(value, dict):
+                chosen = _by_field(members, disc.discriminator, value.get(disc.discriminator))
+                return self.walk(value, chosen, path) if chosen is not None else value
             if value is None:
                 return value
             if len(members) == 1:  # Optional[X]
@@ -242,7 +245,8 @@ class _Resolver:
             for a in members:
                 b, _ = _meta_base(a)
                 if (isinstance(value, list) and typing.get_origin(b) in (list, tuple)) or \
-                        (isinstance(value, dict) and isinstance(b, type) and issubclass(b, BaseModel)):
+                        (isinstance(value, dict) and isinstance(b, type) and issubclass(b, BaseModel)) or \
+                        (isinstance(value, dict) and _is_union(b)):           # a union of models (shapes)
                     return self.walk(value, a, path)
             return value
         if base in (float, int):
@@ -290,6 +294,18 @@ class _Resolver:
         if chosen is None:
             return value
         return self.walk(value, chosen, path)
+
+
+def _by_field(members, field, tag):
+    """The model among ``members`` whose Literal ``field`` admits ``tag`` (a union
+    discriminated by a field name, e.g. the shapes by ``type``)."""
+    for a in members:
+        b, _ = _meta_base(a)
+        f = b.model_fields.get(field) if isinstance(b, type) and issubclass(b, BaseModel) else None
+        if f is not None and typing.get_origin(_meta_base(f.annotation)[0]) is Literal \
+                and tag in typing.get_args(_meta_base(f.annotation)[0]):
+            return a
+    return None
 
 
 def resolve(data: dict, model_class) -> tuple[dict, dict]:
