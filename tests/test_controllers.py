@@ -146,3 +146,19 @@ def test_bundled_robot_arm_holds_its_pose_against_gravity():
     assert res["elbow_pd.force"][-1] == pytest.approx(elbow_moment, rel=1e-5)
     assert np.all(res["elbow_stop.force"] == 0) and not res.events
     assert abs(res["shoulder.coordinate"][-1] - 100 * np.pi / 180) < 0.1      # PD: a gravity droop remains
+
+
+def test_marker_coordinates_are_signals_like_joint_coordinates():
+    """A controller reading a marker's global x behaves as one reading the joint coordinate
+    it equals (x = 1 + q for a marker at the block's initial position 1 m)."""
+    runs = []
+    for law, inputs in (("-50*(x - 1.2) - 5*x_rate", {"x": "tip.x"}), ("-50*(q - 0.2) - 5*q_rate", {})):
+        m = fm.Model()
+        b = m.planar_body("b", mass=2.0, inertia=0.1, position=(1.0, 0.0))
+        rail = m.prismatic("ground", b, at=(1.0, 0.0), axis=(1, 0, 0), name="rail")
+        m.marker(b, at=(1.0, 0.0), name="tip")
+        m.joint_actuator(joint=rail, law=law, inputs=inputs, name="control")
+        runs.append(m.simulate(t_end=4.0, h=2e-3))
+    np.testing.assert_allclose(runs[0].q, runs[1].q, atol=1e-13)
+    assert runs[0]["rail.coordinate"][-1] == pytest.approx(0.2, abs=5e-3)
+    np.testing.assert_allclose(runs[0]["tip.position"][:, 0], 1.0 + runs[0]["rail.coordinate"], atol=1e-14)

@@ -4,8 +4,9 @@ A joint actuator acts along the motion its joint leaves free (:mod:`.joint_motio
 sliding coordinate q of a prismatic or point-on-line joint, the relative angle q of a
 revolute joint, both from the initial configuration) with a force (torque) F on body j
 and its reaction on body i, F given by a law of time and of *signals*: the coordinate and
-rate of its own joint (q, q_rate) and of any other joints it reads (inputs x, x_rate) —
-the sensors of a controller (:mod:`.actuator_laws`).  Three element types share the group:
+rate of its own joint (q, q_rate) and of the inputs it reads (x, x_rate) — other joints'
+coordinates, or global coordinates of markers (``"tip.y"``: e_y·x of the marker's point)
+— the sensors of a controller (:mod:`.actuator_laws`).  Three element types share the group:
 
 * ``joint_actuator`` — F from an expression (model files and Python) or a Python function;
 * ``pd_controller`` — F = k_p (q_d(t) − q) + k_d (q_d'(t) − q_rate), optionally saturated;
@@ -31,7 +32,7 @@ from pydantic.json_schema import SkipJsonSchema
 from ..expressions import CONSTANTS, FUNCTIONS
 from ..ground import GROUND
 from ..groups import ForceGroup
-from ..nodes import PLANAR
+from ..nodes import PLANAR, POINT
 from ..registry import ElementType, register
 from ..spec import DumpError, Name, SpecBase, TimeFunctionSpec, time_function
 from ..timefunctions import Polynomial
@@ -39,32 +40,72 @@ from .actuator_laws import CallableLaw, ExpressionLaw, MotorLaw, PDLaw
 from .joint_motion import FAMILIES, JointMotion, joint_ref, resolve_joint
 
 
+class _JointSignal:
+    """The coordinate of a joint's free motion (:mod:`.joint_motion`) on the pair's columns."""
+
+    def __init__(self, kind, joints, system, names):
+        self.kind = kind
+        self.dof_index = system.pair_dofs(joints, kind)
+        self.config_index = system.pair_config(joints, kind)
+        self.motion = JointMotion(kind, joints, system, names, "joint actuator")
+
+    def __call__(self, ql, vl, hessian):
+        nq = self.kind.nq
+        kin = self.motion(ql[:, :nq], ql[:, nq:], vl, hessian)
+        return kin["value"], kin["rate"], kin["J"], kin.get("H"), vl
+
+
+class _PointSignal:
+    """One global coordinate e_k·x of a point fixed on a body (a marker), on its columns:
+    value e_k·x, gradient J_k = e_k·∂x/∂Δ and H = ∂J_k/∂Δ from the node kind's markers."""
+
+    def __init__(self, kind, points, system):
+        bodies = [system.model.element(m).bodies[0] for m, _ in points]
+        u = [system.rotation(b).T @ (system.model.element(m).data["at"] - system.body_position(b))
+             for b, (m, _) in zip(bodies, points)]
+        self.axis = np.eye(3)[[k for _, k in points]]
+        self.markers = kind.markers(u, np.full(len(points), POINT))
+        self.dof_index = system.dof_rows(bodies, kind)
+        self.config_index = system.config_rows(bodies, kind)
+
+    def __call__(self, qb, vl, hessian):
+        x, Jm = self.markers.evaluate(qb)
+        J = np.einsum("nk,nkj->nj", self.axis, Jm)
+        H = self.markers.contract(qb, self.axis) if hessian else None
+        return np.einsum("nk,nk->n", self.axis, x), np.einsum("nj,nj->n", J, vl), J, H, vl
+
+
 class JointActuatorGroup(ForceGroup):
-    """Actuators of one node kind whose own and input joints have the same motion families."""
+    """Actuators of one node kind whose own joint and inputs have the same kinds of signals
+    (joint motions of each family, marker coordinates)."""
 
     output_names = ("force", "power")
 
     def __init__(self, kind, elements, system):
-        n = len(elements)
         self.kind = kind
         self.element_names = [e.name for e in elements]
         self.laws = [e.data["law"] for e in elements]
-        joints = [[system.model.element(j) for j in e.data["joints"]] for e in elements]
-        self.slots = len(joints[0])
-        self.dof_index = np.hstack([system.pair_dofs([js[k] for js in joints], kind) for k in range(self.slots)])
-        self.config_index = np.hstack([system.pair_config([js[k] for js in joints], kind)
-                                       for k in range(self.slots)]).reshape(n, -1)
-        self.motions = [JointMotion(kind, [js[k] for js in joints], system, self.element_names, "joint actuator")
-                        for k in range(self.slots)]
+        sources = [e.data["sources"] for e in elements]
+        self.signals = []
+        for k in range(len(sources[0])):
+            column = [src[k] for src in sources]
+            if column[0][0] == "joint":
+                self.signals.append(_JointSignal(kind, [system.model.element(c[1]) for c in column], system,
+                                                 self.element_names))
+            else:
+                self.signals.append(_PointSignal(kind, [(c[1], c[2]) for c in column], system))
+        self.dof_index = np.hstack([sg.dof_index for sg in self.signals])
+        self.config_index = np.hstack([sg.config_index for sg in self.signals])
+        self.widths = [sg.dof_index.shape[1] for sg in self.signals]
+        vcut = np.cumsum([0] + self.widths)
+        qcut = np.cumsum([0] + [sg.config_index.shape[1] for sg in self.signals])
+        #: each signal's columns of the group's (configuration, velocity) indices
+        self.cuts = [(slice(qcut[k], qcut[k + 1]), slice(vcut[k], vcut[k + 1])) for k in range(len(self.signals))]
 
     def _signals(self, qe, ve, hessian):
-        nq, nv = self.kind.nq, self.kind.nv
-        kins = []
-        for k, motion in enumerate(self.motions):
-            ql = qe[self.config_index[:, 2 * nq * k:2 * nq * (k + 1)]]
-            vl = ve[self.dof_index[:, 2 * nv * k:2 * nv * (k + 1)]]
-            kins.append((motion(ql[:, :nq], ql[:, nq:], vl, hessian), vl))
-        s = np.stack([x for kin, _ in kins for x in (kin["value"], kin["rate"])], axis=1)
+        kins = [sg(qe[self.config_index[:, qc]], ve[self.dof_index[:, vc]], hessian)
+                for sg, (qc, vc) in zip(self.signals, self.cuts)]
+        s = np.stack([x for kin in kins for x in kin[:2]], axis=1)
         return kins, s
 
     def _forces(self, t, s):
@@ -74,22 +115,24 @@ class JointActuatorGroup(ForceGroup):
     def evaluate(self, qe, ve, t, jacobians=True):
         kins, s = self._signals(qe, ve, jacobians)
         F, dF = self._forces(t, s)
-        w = 2 * self.kind.nv
-        J0 = kins[0][0]["J"]
+        w = self.widths[0]
+        J0 = kins[0][2]
         Q = np.zeros(self.dof_index.shape)
         Q[:, :w] = F[:, None] * J0
         if not jacobians:
             return Q, None, None
         n, W = self.dof_index.shape
         dFq, dFv = np.zeros((n, W)), np.zeros((n, W))
-        for k, (kin, vl) in enumerate(kins):
-            cols = slice(w * k, w * (k + 1))
-            dFq[:, cols] = dF[:, 2 * k, None] * kin["J"] + dF[:, 2 * k + 1, None] * np.einsum("nij,ni->nj", kin["H"], vl)
-            dFv[:, cols] = dF[:, 2 * k + 1, None] * kin["J"]
+        start = 0
+        for k, (_, _, J, H, vl) in enumerate(kins):
+            cols = slice(start, start + self.widths[k])
+            start += self.widths[k]
+            dFq[:, cols] = dF[:, 2 * k, None] * J + dF[:, 2 * k + 1, None] * np.einsum("nij,ni->nj", H, vl)
+            dFv[:, cols] = dF[:, 2 * k + 1, None] * J
         K = np.zeros((n, W, W))
         D = np.zeros((n, W, W))
         K[:, :w, :] = J0[:, :, None] * dFq[:, None, :]
-        K[:, :w, :w] += F[:, None, None] * kins[0][0]["H"]
+        K[:, :w, :w] += F[:, None, None] * kins[0][3]
         D[:, :w, :] = J0[:, :, None] * dFv[:, None, :]
         return Q, K, D
 
@@ -106,11 +149,13 @@ class JointActuatorGroup(ForceGroup):
 
 
 def build_joint_actuators(elements, system):
-    """One group per node kind and tuple of motion families (own joint, inputs…)."""
+    """One group per node kind and tuple of signal kinds (own joint's family, inputs…)."""
     def key(e):
-        joints = [system.model.element(j) for j in e.data["joints"]]
-        kind = next(b.kind for b in joints[0].bodies if b is not GROUND)
-        return kind.key, tuple(FAMILIES[j.kind] for j in joints)
+        joint = system.model.element(e.data["sources"][0][1])
+        kind = next(b.kind for b in joint.bodies if b is not GROUND)
+        sig = tuple(FAMILIES[system.model.element(src[1]).kind] if src[0] == "joint" else "point"
+                    for src in e.data["sources"])
+        return kind.key, sig
     groups = {}
     for e in elements:
         groups.setdefault(key(e), []).append(e)
@@ -146,7 +191,8 @@ JointRef = Annotated[str, BeforeValidator(joint_ref)]
 class _ActuatorBase(SpecBase):
     name: Optional[Name] = Field(None, description="unique name")
     joint: JointRef = Field(description="the prismatic, point_on_line or revolute joint it drives")
-    inputs: dict[str, JointRef] = Field({}, description="other joints the law reads: variable name → joint "
+    inputs: dict[str, JointRef] = Field({}, description="signals the law reads: variable name → a joint (its "
+                                                        "coordinate) or a marker coordinate '<marker>.x|y|z' "
                                                         "(variables x and x_rate in the law)")
 
     @field_validator("inputs")
@@ -202,16 +248,36 @@ class _ActuatorType(ElementType):
 
     def prepare(self, model, spec, bodies, name):
         joint = resolve_joint(model, spec.joint, self.name, name)
-        inputs = {x: resolve_joint(model, j, self.name, name).name for x, j in spec.inputs.items()}
         kind = {b.kind for b in joint.bodies if b is not GROUND}
-        for x, j in inputs.items():
-            if {b.kind for b in model.element(j).bodies if b is not GROUND} != kind:
-                raise self.error(name, "inputs", f"input {x!r}: joint {j!r} joins bodies of another kind")
+        sources = [("joint", joint.name)]
+        for x, target in spec.inputs.items():
+            src = self._source(model, name, x, target)
+            element = model.element(src[1])
+            if {b.kind for b in element.bodies if b is not GROUND} != kind:
+                raise self.error(name, "inputs", f"input {x!r}: {target!r} is on bodies of another kind")
+            sources.append(src)
         try:
-            law = self.law(spec, list(inputs))
+            law = self.law(spec, list(spec.inputs))
         except ValueError as exc:
             raise self.error(name, self.law_key, str(exc)) from None
-        return dict(joints=[joint.name, *inputs.values()], bodies=joint.bodies, law=law)
+        return dict(sources=sources, bodies=joint.bodies, law=law)
+
+    def _source(self, model, name, x, target):
+        """("joint", joint) for a joint's coordinate, ("point", marker, axis) for "<marker>.x|y|z"."""
+        marker, _, axis = target.rpartition(".")
+        if marker and axis in ("x", "y", "z"):
+            try:
+                m = model.element(marker)
+            except KeyError:
+                m = None
+            if m is not None and m.kind == "marker":
+                return ("point", m.name, "xyz".index(axis))
+        try:
+            model.element(target)
+        except KeyError:
+            raise self.error(name, "inputs", f"input {x!r}: {target!r} is neither a joint nor a marker coordinate "
+                                             "'<marker>.x', '.y' or '.z'") from None
+        return ("joint", resolve_joint(model, target, self.name, name).name)
 
     law_key = "law"
 
@@ -248,6 +314,9 @@ class JointActuatorType(_ActuatorType):
                            axis=(1, 1, 0) if not planar else (0, 0, 1), name="actuated_pin")
         model.joint_actuator(joint=s, law="-30*q - 2*q_rate*abs(q_rate) + 5*sin(phi)*phi_rate + t", inputs={"phi": p})
         model.joint_actuator(joint=p, law="-4*q**3 - 0.5*q_rate + 2*x*x_rate", inputs={"x": s})
+        tip = model.marker(b, at=(1.2, 0.3, -0.1) if not planar else (1.2, 0.3), name="actuator_tip")
+        model.joint_actuator(joint=s, law="-20*(y - 0.1)*abs(y) - 3*y_rate + z*q", inputs={"y": "actuator_tip.y",
+                                                                                           "z": "actuator_tip.x"})
 
 
 @register
