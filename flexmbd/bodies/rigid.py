@@ -297,7 +297,21 @@ def body_shape(spec):
     return m, c, J, shapes
 
 
-class RigidBody(SpecBase):
+class _MassOrShape(SpecBase):
+    """Mass and inertia, or a shape with a density or mass (the checks both body specs share)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mass_and_inertia(cls, data):
+        return _missing_mass_keys(cls, data)
+
+    @model_validator(mode="after")
+    def _mass_or_shape(self):
+        _check_shape_keys(self)
+        return self
+
+
+class RigidBody(_MassOrShape):
     """A spatial rigid body (Euler parameters, 7 coordinates)."""
 
     model_config = ConfigDict(title="Body: rigid")
@@ -334,18 +348,9 @@ class RigidBody(SpecBase):
             check_inertia(v)
         return v
 
-    @model_validator(mode="before")
-    @classmethod
-    def _mass_and_inertia(cls, data):
-        return _missing_mass_keys(cls, data)
-
-    @model_validator(mode="after")
-    def _mass_or_shape(self):
-        _check_shape_keys(self)
-        return self
 
 
-class PlanarBody(SpecBase):
+class PlanarBody(_MassOrShape):
     """A planar rigid body moving in the global x-y plane (x, y, θ)."""
 
     model_config = ConfigDict(title="Body: planar")
@@ -366,15 +371,6 @@ class PlanarBody(SpecBase):
     velocity: Vec2 = Field([0.0, 0.0], description="initial velocity [m/s]")
     angular_velocity: float = Field(0.0, description="initial angular velocity θ' [rad/s]")
 
-    @model_validator(mode="before")
-    @classmethod
-    def _mass_and_inertia(cls, data):
-        return _missing_mass_keys(cls, data)
-
-    @model_validator(mode="after")
-    def _mass_or_shape(self):
-        _check_shape_keys(self)
-        return self
 
 
 #: the inertia group of rigid bodies by node kind

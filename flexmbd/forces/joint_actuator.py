@@ -33,11 +33,11 @@ from ..expressions import CONSTANTS, FUNCTIONS
 from ..ground import GROUND
 from ..groups import ForceGroup
 from ..nodes import PLANAR, POINT
-from ..registry import ElementType, register
+from ..registry import register
 from ..spec import DumpError, Name, SpecBase, TimeFunctionSpec, time_function
 from ..timefunctions import Polynomial
 from .actuator_laws import CallableLaw, ExpressionLaw, MotorLaw, PDLaw
-from .joint_motion import FAMILIES, JointMotion, joint_ref, resolve_joint
+from .joint_motion import FAMILIES, JointElementType, JointMotion, joint_ref, resolve_joint
 
 
 class _JointSignal:
@@ -237,17 +237,11 @@ class JointMotor(_ActuatorBase):
 
 
 # ============================================================================ types
-class _ActuatorType(ElementType):
-    section = "forces"
+class _ActuatorType(JointElementType):
     builder = staticmethod(build_joint_actuators)
 
-    def create(self, model, spec):
-        element = super().create(model, spec)
-        element.bodies = element.data.pop("bodies")
-        return element
-
     def prepare(self, model, spec, bodies, name):
-        joint = resolve_joint(model, spec.joint, self.name, name)
+        joint = self.joint(model, spec, name)
         kind = {b.kind for b in joint.bodies if b is not GROUND}
         sources = [("joint", joint.name)]
         for x, target in spec.inputs.items():
@@ -314,7 +308,7 @@ class JointActuatorType(_ActuatorType):
                            axis=(1, 1, 0) if not planar else (0, 0, 1), name="actuated_pin")
         model.joint_actuator(joint=s, law="-30*q - 2*q_rate*abs(q_rate) + 5*sin(phi)*phi_rate + t", inputs={"phi": p})
         model.joint_actuator(joint=p, law="-4*q**3 - 0.5*q_rate + 2*x*x_rate", inputs={"x": s})
-        tip = model.marker(b, at=(1.2, 0.3, -0.1) if not planar else (1.2, 0.3), name="actuator_tip")
+        model.marker(b, at=(1.2, 0.3, -0.1) if not planar else (1.2, 0.3), name="actuator_tip")
         model.joint_actuator(joint=s, law="-20*(y - 0.1)*abs(y) - 3*y_rate + z*q", inputs={"y": "actuator_tip.y",
                                                                                            "z": "actuator_tip.x"})
 

@@ -30,9 +30,9 @@ from ..errors import ModelError
 from ..ground import GROUND
 from ..groups import FrictionGroup
 from ..nodes import PLANAR
-from ..registry import ElementType, register
+from ..registry import register
 from ..spec import Name, SpecBase
-from .joint_motion import JointMotion, by_kind_and_family, joint_ref, resolve_joint
+from .joint_motion import JointElementType, JointMotion, by_kind_and_family, joint_ref
 
 #: joint type → (measure, labels of its equations that carry the normal force)
 #: the labels of the equations that carry a joint's normal force, by motion family
@@ -108,22 +108,16 @@ class JointFriction(SpecBase):
 
 
 @register
-class JointFrictionType(ElementType):
+class JointFrictionType(JointElementType):
     """Coulomb friction in a joint (see the module docstring)."""
 
     name = "joint_friction"
-    section = "forces"
     Spec = JointFriction
     builder = staticmethod(build_joint_friction)
     output_names = ()
 
-    def create(self, model, spec):
-        element = super().create(model, spec)
-        element.bodies = element.data.pop("bodies")
-        return element
-
     def prepare(self, model, spec, bodies, name):
-        joint = resolve_joint(model, spec.joint, "joint_friction", name)
+        joint = self.joint(model, spec, name)
         if joint.kind == "revolute" and spec.radius is None:
             raise ModelError(f"joint_friction {name!r}: a revolute joint's friction needs the pin radius "
                              "(radius)", element=name, key="radius")

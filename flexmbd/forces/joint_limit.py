@@ -32,9 +32,9 @@ from pydantic import BeforeValidator, ConfigDict, Field, model_validator
 from ..ground import GROUND
 from ..groups import ForceGroup
 from ..nodes import PLANAR
-from ..registry import ElementType, register
+from ..registry import register
 from ..spec import Name, SpecBase
-from .joint_motion import JointMotion, by_kind_and_family, joint_ref, resolve_joint
+from .joint_motion import JointElementType, JointMotion, by_kind_and_family, joint_ref
 
 
 class JointLimitGroup(ForceGroup):
@@ -133,21 +133,15 @@ class JointLimit(SpecBase):
 
 
 @register
-class JointLimitType(ElementType):
+class JointLimitType(JointElementType):
     """End stops of a joint (see the module docstring)."""
 
     name = "joint_limit"
-    section = "forces"
     Spec = JointLimit
     builder = staticmethod(build_joint_limits)
 
-    def create(self, model, spec):
-        element = super().create(model, spec)
-        element.bodies = element.data.pop("bodies")
-        return element
-
     def prepare(self, model, spec, bodies, name):
-        joint = resolve_joint(model, spec.joint, "joint_limit", name)
+        joint = self.joint(model, spec, name)
         return dict(joint=joint.name, bodies=joint.bodies, stiffness=float(spec.stiffness),
                     damping=float(spec.damping), lower=-np.inf if spec.lower is None else float(spec.lower),
                     upper=np.inf if spec.upper is None else float(spec.upper))

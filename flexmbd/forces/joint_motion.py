@@ -17,7 +17,7 @@ from ..constraints.joints import Frame
 from ..errors import ModelError
 from ..ground import GROUND
 from ..nodes import POINT, VECTOR
-from ..registry import Element, pair_kind
+from ..registry import Element, ElementType, pair_kind
 from ..rotations import perpendicular_pair
 from .pair_kinematics import relative_angle, sliding_coordinate
 
@@ -53,6 +53,21 @@ class JointMotion:
         if self.family == "slide":
             return sliding_coordinate(self.ma_i, self.mp_i, self.mp_j, qi, qj, vl, hessian)
         return relative_angle(self.mf_i, self.mg_i, self.mf_j, qi, qj, vl, hessian, self.names, self.what)
+
+
+class JointElementType(ElementType):
+    """An element type that acts along a joint's free motion: its bodies are the joint's
+    (``prepare`` returns them under ``bodies``) and its ``joint`` key names the joint."""
+
+    section = "forces"
+
+    def create(self, model, spec):
+        element = super().create(model, spec)
+        element.bodies = element.data.pop("bodies")
+        return element
+
+    def joint(self, model, spec, name: str) -> Element:
+        return resolve_joint(model, spec.joint, self.name, name)
 
 
 def joint_ref(v: Any) -> Any:
