@@ -30,7 +30,10 @@ T_END, H, CHUNK = 0.8, 0.01, 10
 SETTINGS = dict(t_end=T_END, h=H, integrator="newmark", t_start=0.0, refresh="newton")
 
 CHILD = textwrap.dedent("""
-    import sys, time, warnings
+    import signal, sys, time, warnings
+    # Ctrl-C as in a terminal, also when the tests run as a background job (which starts
+    # with SIGINT ignored, a disposition children inherit)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     warnings.simplefilter("ignore")
     from flexmbd.examples.slider_crank import build
     from flexmbd.io.results_h5 import ResultWriter
