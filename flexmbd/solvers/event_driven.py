@@ -133,7 +133,7 @@ class AccelerationProblem:
         u = np.zeros(len(slip))
         if len(slip):
             KD = sla.lu_solve(lu, D, check_finite=False)
-            u = self._normal_forces(t, slip, xb, KD)
+            u = self._normal_forces(slip, xb, KD)
             x = xb - KD @ u
         else:
             x = xb
@@ -145,7 +145,7 @@ class AccelerationProblem:
         friction[slip] = -self.lever[slip] * self.mu[slip] * normal[slip] * modes[slip]
         return Acceleration(a, lam, normal, side, friction, vr, W @ a + dWv, lam_t)
 
-    def _normal_forces(self, t, slip, xb, KD):
+    def _normal_forces(self, slip, xb, KD):
         """u = |λ_N| of the slipping elements: the HLCP by Lemke (one-row normal forces) or
         Newton's method on u = ‖λ_N(u)‖ (several rows)."""
         n = self.sys.n
