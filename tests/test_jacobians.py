@@ -276,9 +276,13 @@ def test_constraint_derivatives(kind, seed, t):
         # along q(τ) = q ⊕ τ q', t + τ:  d²φ/dτ² = (Φ_q q')_q q' + 2 Φ_qt q' + Φ_tt = −γ
         # (for the rotation kind q ⊕ (τ+δ) v = (q ⊕ τ v) ⊕ δ v, so this holds there too)
         gam = g.gamma(X.ravel(), V.ravel(), t)
-        eps = 1e-4
-        path = [g.evaluate(plus(kd, X, s * eps * V).ravel(), t + s * eps)[0] for s in (-1, 0, 1)]
-        d2 = (path[2] - 2 * path[1] + path[0]) / eps**2
+
+        def second_difference(eps):
+            path = [g.evaluate(plus(kd, X, s * eps * V).ravel(), t + s * eps)[0] for s in (-1, 0, 1)]
+            return (path[2] - 2 * path[1] + path[0]) / eps**2
+        # Richardson's extrapolation of the central second difference: O(ε⁴) (the plain one's
+        # O(ε²) error reached 1.4e-5 for a gear's relative angles at ε = 1e-4)
+        d2 = (4 * second_difference(5e-5) - second_difference(1e-4)) / 3
         assert np.all(np.abs(-gam - d2) <= 1e-5 * np.maximum(1.0, np.abs(d2))), "γ mismatch"
         d1 = (g.evaluate(X.ravel(), t + 1e-6)[0] - g.evaluate(X.ravel(), t - 1e-6)[0]) / 2e-6
         assert np.all(np.abs(g.time_derivative(X.ravel(), t) - d1) <= 1e-6 * np.maximum(1.0, np.abs(d1))), "Φ_t"
