@@ -348,29 +348,33 @@ class FrictionGroup(ForceGroup):
 
     def evaluate(self, qe, ve, t, jacobians=True, lam=None):
         """Q, ∂Q/∂q, ∂Q/∂q' of the regularised law at the multipliers ``lam``."""
+        return self._law(qe, ve, lam, jacobians)[:3]
+
+    def coupling(self, qe, ve, lam):
+        """C = ∂F/∂λ = −∂Q/∂λ at the rows ``coupling_index`` (n_el, w, k); ∂N/∂λ = λ/N (0 at N = 0)."""
+        return self._law(qe, ve, lam, False)[3]
+
+    def _law(self, qe, ve, lam, jacobians):
+        """Q, ∂Q/∂q, ∂Q/∂q' (None without ``jacobians``) and C from one evaluation of the measure."""
         kin = self.measure(qe, ve, jacobians)
         J, rate = kin["J"], kin["rate"]
         sig, dsig = self._sign(rate)
         N = self.normal_force(lam)
         f = self.lever * self.mu * N                                   # friction magnitude
         Q = -(f * sig)[:, None] * J
+        C = None
+        if lam is not None and self.coupling_index is not None:
+            rows = lam[self.coupling_index]
+            dN = np.divide(rows, N[:, None], out=np.zeros_like(rows), where=N[:, None] > 0)
+            C = (self.lever * self.mu * sig)[:, None, None] * J[:, :, None] * dN[:, None, :]
         if not jacobians:
-            return Q, None, None
+            return Q, None, None, C
         H = kin["H"]
         vl = ve[self.dof_index]
         drate = np.einsum("nij,ni->nj", H, vl)                          # ∂v_r/∂q = Hᵀ q'
         K = -(f * sig)[:, None, None] * H - (f * dsig)[:, None, None] * J[:, :, None] * drate[:, None, :]
         D = -(f * dsig)[:, None, None] * J[:, :, None] * J[:, None, :]
-        return Q, K, D
-
-    def coupling(self, qe, ve, lam):
-        """C = ∂F/∂λ = −∂Q/∂λ at the rows ``coupling_index`` (n_el, w, k); ∂N/∂λ = λ/N (0 at N = 0)."""
-        kin = self.measure(qe, ve, False)
-        sig, _ = self._sign(kin["rate"])
-        rows = lam[self.coupling_index]
-        N = np.linalg.norm(rows, axis=1)
-        dN = np.divide(rows, N[:, None], out=np.zeros_like(rows), where=N[:, None] > 0)
-        return (self.lever * self.mu * sig)[:, None, None] * kin["J"][:, :, None] * dN[:, None, :]
+        return Q, K, D, C
 
     def contribute(self, ctx):
         if ctx.set_valued:
@@ -378,11 +382,11 @@ class FrictionGroup(ForceGroup):
             return Contribution(np.zeros(self.dof_index.shape),
                                 np.zeros((len(self), w, w)) if ctx.matrix else None,
                                 C=np.zeros((len(self), w, self.coupling_index.shape[1])) if ctx.matrix else None)
-        Q, K, D = self.evaluate(ctx.qe, ctx.ve, ctx.t, jacobians=ctx.matrix, lam=ctx.lam)
+        Q, K, D, C = self._law(ctx.qe, ctx.ve, ctx.lam, ctx.matrix)
         if not ctx.matrix:
             return Contribution(-Q)
         B = -ctx.cK * ctx.right(self, K) - ctx.cD * D
-        return Contribution(-Q, B, C=self.coupling(ctx.qe, ctx.ve, ctx.lam))
+        return Contribution(-Q, B, C=C)
 
     def outputs(self, qe, ve, t, lam=None):
         """normal force N [N], friction force (torque about the axis for pins) on body j

@@ -378,23 +378,13 @@ def _run_static(loaded, system, writer, output, quiet, stdout, stderr, stop, pro
 
     res = None
     try:
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore")
-            try:
-                res = static_equilibrium(loaded.model, settings=loaded.static_settings(), system=system,
-                                         on_step=on_step, progress=progress)
-            except KeyboardInterrupt:
-                message = "interrupted (Ctrl-C) during a load step"
-                if writer is not None:
-                    writer.close(None, status="interrupted", message=message, outputs=False)
-                return RunOutcome(loaded, None, 130, message, where, list(loaded.warnings))
-            except Exception as exc:  # noqa: BLE001 - reported as one paragraph
-                message = f"the static analysis stopped: {_located(loaded, exc)}"
-                if writer is not None:
-                    writer.close(None, status="failed", message=message, outputs=False)
-                return RunOutcome(loaded, None, 1, message, where, list(loaded.warnings))
+        res, stopped = _guarded(loaded, writer, where, "a load step", "the static analysis",
+                                lambda: static_equilibrium(loaded.model, settings=loaded.static_settings(),
+                                                           system=system, on_step=on_step, progress=progress))
     finally:
         progress.finish()
+    if stopped is not None:
+        return stopped
     status, message, wr_status = (0 if res.success else 1), res.message, None
     reached = f"load factor {res.load_factor[-1]:.4g}" if len(res.load_factor) else "no load step"
     if write_failure:
@@ -426,6 +416,23 @@ def _run_static(loaded, system, writer, output, quiet, stdout, stderr, stop, pro
     return RunOutcome(loaded, res, status, message, where, list(loaded.warnings))
 
 
+def _guarded(loaded, writer, where, during: str, analysis: str, run):
+    """(result, None), or (None, the RunOutcome) when ``run()`` is interrupted by Ctrl-C
+    ("interrupted (Ctrl-C) during <during>", status 130) or fails ("<analysis> stopped: …",
+    status 1); the results file is then closed with that status, without outputs."""
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            return run(), None
+    except KeyboardInterrupt:
+        status, code, message = "interrupted", 130, f"interrupted (Ctrl-C) during {during}"
+    except Exception as exc:  # noqa: BLE001 - reported as one paragraph
+        status, code, message = "failed", 1, f"{analysis} stopped: {_located(loaded, exc)}"
+    if writer is not None:
+        writer.close(None, status=status, message=message, outputs=False)
+    return None, RunOutcome(loaded, None, code, message, where, list(loaded.warnings))
+
+
 def _run_kinematic(loaded, system, writer, output, quiet, stdout, stop, compiling=None) -> RunOutcome:
     """A kinematic analysis (:func:`~flexmbd.solvers.kinematics.kinematic_analysis`) at the
     times of the ``solver:`` section; the rows are written to the results file as in a
@@ -438,20 +445,10 @@ def _run_kinematic(loaded, system, writer, output, quiet, stdout, stop, compilin
     where = output if writer is not None else None
     if writer is not None:
         writer.file.attrs["analysis"] = "kinematic"
-    try:
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore")
-            res = kinematic_analysis(loaded.model, system=system, **loaded.kinematic_options())
-    except KeyboardInterrupt:
-        message = "interrupted (Ctrl-C) during the kinematic analysis"
-        if writer is not None:
-            writer.close(None, status="interrupted", message=message, outputs=False)
-        return RunOutcome(loaded, None, 130, message, where, list(loaded.warnings))
-    except Exception as exc:  # noqa: BLE001 - reported as one paragraph
-        message = f"the kinematic analysis stopped: {_located(loaded, exc)}"
-        if writer is not None:
-            writer.close(None, status="failed", message=message, outputs=False)
-        return RunOutcome(loaded, None, 1, message, where, list(loaded.warnings))
+    res, stopped = _guarded(loaded, writer, where, "the kinematic analysis", "the kinematic analysis",
+                            lambda: kinematic_analysis(loaded.model, system=system, **loaded.kinematic_options()))
+    if stopped is not None:
+        return stopped
     status, message = (0 if res.success else 1), res.message
     if not res.success:
         message = _located(loaded, message)
