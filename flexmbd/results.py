@@ -35,6 +35,9 @@ class Result:
         self.extra: dict[str, np.ndarray] = {}
         #: events a solver located: (time, element, kind) (e.g. stick/slip switches)
         self.events: list[tuple[float, str, str]] = []
+        #: what the user must know about how the numbers were obtained (tolerance misses,
+        #: fallbacks), each said once; shown by :meth:`summary`, saved with the results
+        self.notes: list[str] = []
         self._cache = {}
 
     # ---------------------------------------------------------- recording
@@ -47,6 +50,11 @@ class Result:
         for k in STAT_FIELDS:
             self._stats[k].append(stats[k])
         self._cache.clear()
+
+    def note(self, text: str) -> None:
+        """Record a note (once)."""
+        if text not in self.notes:
+            self.notes.append(text)
 
     def fail(self, message):
         self.success = False

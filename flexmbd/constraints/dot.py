@@ -228,9 +228,18 @@ class DotConstraintGroup(ConstraintGroup):
     def gamma(self, qe, ve, t):
         """γ = −(Φ_q q')_q q' − 2 Φ_qt q' − Φ_tt  (n,)."""
         n = len(self)
-        w, dw, ddw, _, _, dds = self._time_terms(t)
-        qb, X, Y, JX, JY, d, grad = self._dots(qe)
+        w, dw, ddw, s, _, dds = self._time_terms(t)
         vl = ve[self.dof_index]
+        if USE_KERNELS and self.kind.kernel_code is not None:
+            # (Φ_q q')_q q' = q'ᵀ ∂²φ/∂q² q' per equation, from the compiled Hessians (λ = 1);
+            # along increments for Lie-group kinds, d²/ds² φ(q ⊕ s q') — the same quantity
+            _, Jq, H = _kernel_assemble(self, qe, w, s, np.ones(n), True)
+            out = -np.einsum("nab,na,nb->n", H, vl, vl)
+            if self.laws:
+                d, grad = self._dots(qe)[5:]
+                out -= 2 * np.einsum("nk,nkj,nj->n", dw, grad, vl) + np.einsum("nk,nk->n", ddw, d) - dds
+            return out
+        qb, X, Y, JX, JY, d, grad = self._dots(qe)
         Xd = np.einsum("nkij,nj->nki", JX, vl)
         Yd = np.einsum("nkij,nj->nki", JY, vl)
         vb = ve[self.slot_vel]

@@ -21,8 +21,8 @@ import numpy as np
 
 from ..compile_watch import CompileWatch
 from ..system import JACOBIAN_TERMS, freeze_reporting, jacobian_terms
-from .initial import StepState, initial_state  # noqa: F401  (public here too)
-from ..linalg import LinearSolver
+from .initial import ConsistentAccelerations, StepState, initial_state  # noqa: F401  (public here too)
+from ..linalg import LinearSolver, SingularMatrixError
 from ..services import provide
 from .diagnose import nonfinite_time_function
 from .events import EventWatch
@@ -262,6 +262,7 @@ def simulate(model: Model, t_end: float | None = None, h: float | None = None, *
     watch = EventWatch(system)
     if watch:
         watch.start(state.t, state.q, state.v)
+    consistent = ConsistentAccelerations(system, s.linear_solver) if s.multipliers == "consistent" and system.m else None
     clock0 = time.perf_counter()
     with CompileWatch(announce=False) as compiling:   # the first run compiles kernels: not wall time
         for k in range(1, n_steps + 1):
@@ -276,6 +277,8 @@ def simulate(model: Model, t_end: float | None = None, h: float | None = None, *
                     raise exc
                 break
             state, substeps = step.state, step.substeps
+            if consistent is not None:
+                state, consistent = _consistent(consistent, state, res)
             st1 = vars(newton.stats)
             stats = dict(iterations=st1["iterations"] - st0["iterations"], refreshes=st1["refreshes"] - st0["refreshes"],
                          factorizations=st1["factorizations"] - st0["factorizations"],
@@ -294,6 +297,20 @@ def simulate(model: Model, t_end: float | None = None, h: float | None = None, *
     res.nnz = newton.nnz
     res.finish()
     return res
+
+
+def _consistent(consistent: ConsistentAccelerations, state: StepState, res: Result):
+    """The step's state with q'' and λ solved from the index-1 equations at its (q, q', t)
+    (``multipliers = 'consistent'``); where that matrix is singular (a redundant constraint
+    kept), the integrator's values from then on, said once in the result's notes."""
+    try:
+        qdd, lam = consistent(state.q, state.v, state.t, start=np.concatenate((state.qdd, state.lam)))
+    except SingularMatrixError:
+        res.note(f"from t = {state.t:.6g} s the multipliers and accelerations are the index-3 Newton solution's "
+                 "(first order with Newmark): the index-1 matrix [M Φ_qᵀ; Φ_q 0] is singular there (a redundant "
+                 "constraint kept, or a coordinate with neither mass nor constraint)")
+        return state, None
+    return StepState(state.t, state.q, state.v, qdd, state.a, lam), consistent
 
 
 def _set_valued_run(system, s: DynamicSettings, start, on_step, progress):

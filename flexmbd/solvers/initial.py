@@ -88,25 +88,47 @@ def project_velocities(system, q, v, t=0.0):
     return v + _min_norm_solve(Jq, r)
 
 
-def consistent_accelerations(system, q, v, t=0.0, linear_solver="auto", max_iter=30):
-    """q'' and λ from [M Φ_qᵀ; Φ_q 0] [q''; λ] = [Q − Q_v; γ].
+class ConsistentAccelerations:
+    """q'' and λ from [M Φ_qᵀ; Φ_q 0] [q''; λ] = [Q − Q_v; γ] at a given (q, q', t).
 
     Forces that depend on multipliers (joint friction, F(λ)) make this nonlinear in λ: it is
     then solved by Newton's method with the coupling block ∂F/∂λ in the upper right, to
-    |Δx| ≤ 1e-12 (1 + |x|)."""
-    n, m = system.n, system.m
-    gamma = system.gamma(system.extend(q), system.extend_velocity(v), t)
-    x = np.zeros(n + m)
-    lin = LinearSolver(linear_solver)
-    for _ in range(max_iter if system.coupled_groups else 1):
-        F, _, A = system.evaluate(q, v, x[:n], x[n:], t, cM=1.0, cD=0.0, cK=0.0)
-        acc = system.constraint_jacobian(system.extend(q), t) @ x[:n] if system.coupled_groups else 0.0
-        lin.factorize(A)
-        dx = lin.solve(np.r_[-F, gamma - acc])
-        x = x + dx
-        if np.linalg.norm(dx) <= 1e-12 * (1.0 + np.linalg.norm(x)):
-            break
-    return x[:n], x[n:]
+    |Δx| ≤ 1e-12 (1 + |x|).  One object keeps its linear solver (and the matrix pattern's
+    analysis) from call to call: the dynamics runs call it after every step
+    (``multipliers = 'consistent'``)."""
+
+    def __init__(self, system, linear_solver: str = "auto", max_iter: int = 30) -> None:
+        self.sys, self.max_iter = system, max_iter
+        self.lin = LinearSolver(linear_solver)
+
+    def __call__(self, q: np.ndarray, v: np.ndarray, t: float, start: np.ndarray | None = None):
+        """(q'', λ); raises :class:`~flexmbd.linalg.SingularMatrixError` when the matrix is
+        singular (a redundant constraint kept, a coordinate without mass or constraint)."""
+        system = self.sys
+        n, m = system.n, system.m
+        qe = system.extend(q)
+        gamma = system.gamma(qe, system.extend_velocity(v), t)
+        coupled = bool(system.coupled_groups)
+        if not coupled:     # linear in (q'', λ): one solve from zero
+            F, _, A = system.evaluate(q, v, np.zeros(n), np.zeros(m), t, cM=1.0, cD=0.0, cK=0.0)
+            self.lin.factorize(A)
+            x = self.lin.solve(np.concatenate((-F, gamma)))
+            return x[:n], x[n:]
+        x = np.zeros(n + m) if start is None else start.copy()
+        for _ in range(self.max_iter):
+            F, _, A = system.evaluate(q, v, x[:n], x[n:], t, cM=1.0, cD=0.0, cK=0.0)
+            acc = system.constraint_jacobian(qe, t) @ x[:n]
+            self.lin.factorize(A)
+            dx = self.lin.solve(np.concatenate((-F, gamma - acc)))
+            x = x + dx
+            if np.linalg.norm(dx) <= 1e-12 * (1.0 + np.linalg.norm(x)):
+                break
+        return x[:n], x[n:]
+
+
+def consistent_accelerations(system, q, v, t=0.0, linear_solver="auto", max_iter=30):
+    """q'' and λ consistent with (q, q', t) (:class:`ConsistentAccelerations`)."""
+    return ConsistentAccelerations(system, linear_solver, max_iter)(q, v, t)
 
 
 @dataclass

@@ -377,6 +377,16 @@ class DynamicSettings(Settings):
         start lies units of length away and Newton may converge to a spurious, strongly
         deformed solution of the step's equations; 'zero' starts from q'' = 0, the
         configuration the velocities alone predict (docs/beams-side-by-side.md, Model I).
+    ``multipliers``
+        The index-3 Newton solution's multipliers λ and accelerations q'' are first order with
+        Newmark (with a time-dependent constraint and no velocity projection they alternate
+        in sign from step to step), and those of generalized-α carry rounding noise that grows
+        like ε/h² (the index-3 equations' condition number).  λ and q'' are algebraic functions
+        of (q, q', t), the solution of [M Φ_qᵀ; Φ_q 0] [q''; λ] = [Q − Q_v; γ]; evaluated at the
+        step's second-order q and q' they are second order too, with rounding noise that does
+        not grow as h → 0.  'consistent' (default) does that after every step (one more
+        factorization a step) and continues from them; 'integrator' keeps the Newton
+        solution (the schemes of P1 and P3, for comparisons).
     ``project_velocities``
         The index-3 trapezoidal rule (Newmark β = ¼, γ = ½) does not damp the
         velocity-constraint error, which alternates in sign from step to step and, with
@@ -422,6 +432,11 @@ class DynamicSettings(Settings):
     baumgarte_beta: float = setting(10.0, "event-driven: Baumgarte β [1/s]", ge=0)
     theta: float = setting(0.5, "time-stepping: θ of the Moreau–Jean scheme (0 explicit … 1 implicit positions)",
                            ge=0, le=1)
+    multipliers: Literal["consistent", "integrator"] = setting(
+        "consistent", "multipliers and accelerations reported (and joint reactions): consistent — after each "
+                      "step, solved from the index-1 equations at the step's q, q' and t, second order with the "
+                      "positions and velocities; integrator — the index-3 Newton solution itself (P1/P3's schemes: "
+                      "first order with Newmark, noisy as h → 0)")
     newton_start: Literal["previous", "zero"] = setting(
         "previous", "first Newton iterate of each step for the accelerations: previous (the last step's, "
                     "the usual guess) or zero (for stiff structures started by a sudden load, whose huge first "

@@ -716,6 +716,51 @@ class SliderCrankSolution:
         return float(max(np.max(np.abs(self.work_force(t))), np.max(self.kinetic_energy(t)),
                          1e-300))
 
+    def crank_acceleration(self, t):
+        """phi'' [rad/s^2] from Lagrange's equation (:func:`slider_crank_minimal`)."""
+        phi, dphi = self.crank_angle(t), self.crank_rate(t)
+        p = self.params
+        m, dm = slider_crank_mass(phi, self.length, p["link_mass"], p["link_inertia"], p["slider_mass"])
+        kin = slider_crank_kinematics(phi, self.length)
+        l, dl_dphi = _spring_length_and_gradient(phi, self.length)
+        f_sd = self.k * (l - self.rest_length) + self.c * dl_dphi * dphi
+        Q = self.F * kin.db[..., 0] - f_sd * dl_dphi
+        return (Q - 0.5 * dm * dphi * dphi) / m
+
+    def joint_forces(self, t):
+        """Forces of the guide on the slider, (0, N), and of the ground pivot on the crank,
+        R_O, each (..., 2) [N], by Newton-Euler from the motion (d'Alembert).
+
+        Link 2 with the slider, moments about A (z components; A's acceleration drops out
+        because R_A acts there)::
+
+            (c2 − A) × m_l a_c2 + (B − A) × m_s a_B − J_l phi''
+                = (B − A) × (F, N) + (c2 − A) × (−f_sd e),   e = (c2 − c1)/l,
+
+        solved for N; the whole mechanism (the spring is internal):
+        R_O = m_l (a_c1 + a_c2) + m_s a_B − (F, N).  No gravity (as the model).
+        """
+        phi, dphi, ddphi = self.crank_angle(t), self.crank_rate(t), self.crank_acceleration(t)
+        p = self.params
+        ml, Jl, ms = p["link_mass"], p["link_inertia"], p["slider_mass"]
+        k = slider_crank_kinematics(phi, self.length)
+        acc = lambda d, dd: d * ddphi[..., None] + dd * (dphi**2)[..., None]  # noqa: E731
+        a_c1, a_c2 = acc(k.dc1, k.ddc1), acc(k.dc2, k.ddc2)
+        a_B = acc(k.db, k.ddb)
+
+        def cross(u, w):
+            return u[..., 0] * w[..., 1] - u[..., 1] * w[..., 0]
+
+        e = k.c2 - k.c1
+        e = e / np.linalg.norm(e, axis=-1)[..., None]
+        f_sd = self.spring_force(t)
+        BA, cA = k.b - k.a, k.c2 - k.a
+        lhs = ml * cross(cA, a_c2) + ms * cross(BA, a_B) - Jl * ddphi
+        N = (lhs + BA[..., 1] * self.F - cross(cA, -f_sd[..., None] * e)) / BA[..., 0]
+        guide = np.stack([np.zeros_like(N), N], axis=-1)
+        R_O = ml * (a_c1 + a_c2) + ms * a_B - np.stack([np.full_like(N, self.F), N], axis=-1)
+        return guide, R_O
+
     def energy(self, t):
         """Dictionary of the energy terms at ``t`` (kinetic, spring,
         work_force, dissipated, balance)."""
