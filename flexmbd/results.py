@@ -99,6 +99,13 @@ class Result:
              f"{self.stats['factorizations'].sum()} factorizations, {self.wall_time:.3f} s wall")
         if self.events:
             s += f"; {len(self.events)} events"
+        sub = np.asarray(self.stats.get("substeps", []))[1:]
+        if sub.size and sub.max() > 1:
+            halved = sub > 1
+            s += (f"; {int(halved.sum())} steps halved ({int((sub[halved] - 1).sum())} extra sub-steps; first at "
+                  f"t = {self.t[1:][halved][0]:.6g} s)")
+        for note in getattr(self, "notes", ()):
+            s += "\nnote: " + note
         if not self.success:
             s += "\n" + self.message
         return s

@@ -175,7 +175,7 @@ def test_simulate_and_relax_report_the_halvings_they_always_reported():
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = build(k=1e6, c=1e3).simulate(t_end=0.2, h=0.05, max_iter=2, max_halvings=3)
+        res = build(k=1e6, c=1e3).simulate(t_end=0.2, h=0.05, max_iter=2, max_halvings=3, convergence="residual")
         assert res.success and res.stats["substeps"].tolist() == [0, 4, 3, 3, 3]
         assert res.stats["iterations"].tolist() == [0, 14, 10, 10, 10]
         t = build_prism(twist=140.0)
@@ -312,7 +312,7 @@ def test_settings_of_an_older_results_file_still_resume(tmp_path):
     yaml = _driven_crank(tmp_path, "solver:\n  t_end: 0.1\n  h: 0.005")
     loaded = load_model_file(yaml)
     system = loaded.freeze()
-    ref_settings = DynamicSettings(t_end=0.1, h=0.005, integrator=fm.HHT(0.9), tol=1e-9)
+    ref_settings = DynamicSettings(t_end=0.1, h=0.005, integrator=fm.HHT(0.9), tol=1e-9, convergence="residual")
     part = tmp_path / "old.h5"
     w = ResultWriter(part, system, loaded.text, chunk=5)
     with warnings.catch_warnings():

@@ -516,6 +516,8 @@ class ResultWriter:
             if result is not None and getattr(result, "events", None):
                 self._guarded(self.file.attrs.__setitem__, "events",
                               json.dumps([[float(t), str(e), str(k)] for t, e, k in result.events]))
+            if result is not None and getattr(result, "notes", None):
+                self._guarded(self.file.attrs.__setitem__, "notes", json.dumps(list(result.notes)))
             if self.write_error is not None:
                 status, message = "failed", str(self.write_error)
             elif outputs and self.n_saved:
@@ -650,6 +652,10 @@ class StoredResult(Result):
             self.events = [tuple(e) for e in json.loads(attrs.get("events", "[]") or "[]")]
         except (ValueError, TypeError):
             self.events = []
+        try:
+            self.notes = [str(n) for n in json.loads(attrs.get("notes", "[]") or "[]")]
+        except (ValueError, TypeError):
+            self.notes = []
         self.settings = json.loads(attrs.get("settings", "{}") or "{}")
         self.h = self.settings.get("h")
         integ = self.settings.get("integrator")

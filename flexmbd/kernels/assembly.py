@@ -491,9 +491,26 @@ CONVERGED, NOT_FINITE, MAX_ITER, SINGULAR, ZERO_LENGTH, SINGULAR_PROJECTION = 0,
 
 
 @njit(cache=True)
-def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, max_iter, policy, project, ground_q, n_ext,
+def _scaled_error(x, dx, n, scaled):
+    """solvers/newton.py ``scaled_increment_error`` at x + dx; scaled = [rtol, a_c, f_c]."""
+    xa, xf, da, df = 0.0, 0.0, 0.0, 0.0
+    for i in range(n):
+        xa = max(xa, abs(x[i] + dx[i]))
+        da = max(da, abs(dx[i]))
+    for i in range(n, x.shape[0]):
+        xf = max(xf, abs(x[i] + dx[i]))
+        df = max(df, abs(dx[i]))
+    return max(da / (scaled[0] * max(scaled[1], xa)), df / (scaled[0] * max(scaled[2], xf)))
+
+
+@njit(cache=True)
+def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, scaled, max_iter, policy, project, ground_q, n_ext,
                 layout, vsize, bsize, vec_index, pos, vec, blk, ib, fb, tb, tab, LU, piv, status, stats):
     """Newton on [F; Φ/β'] for q''_{n+1}, λ_{n+1} of one generalized-α/Newmark step.
+
+    Convergence: scaled = [rtol, a_c, f_c] the scaled test (solvers/newton.py
+    ``NewtonSolver.solve``: the correction of the factorization at hand, applied when its
+    scaled size is ≤ 1), or empty for the residual test ‖[F; Φ]‖₂ < tol.
 
     policy: 0 full Newton, −1 refresh once per step, i ≥ 1 refresh after i iterations of
     the step (solvers/newton.py).  status = [has factor, factor age]; stats += [iterations,
@@ -524,6 +541,8 @@ def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, max_iter, policy
     it = 0
     prev = np.inf
     status[1] = 0
+    by_scale = scaled.shape[0] == 3
+    fresh = False   # a factorization made in this step (the estimate uses no other, but for policy > 0)
     while True:
         for i in range(n):
             qe[i] = q[i] + dq_base[i] + bp * x[i]
@@ -548,13 +567,24 @@ def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, max_iter, policy
             norm = np.sqrt(norm)
             if not np.isfinite(norm):
                 return NOT_FINITE, x, norm, chk, qe[:n].copy(), v, a
-            if attempt == 1 or need or norm < tol or it >= max_iter:
+            converged = norm == 0.0 or (not by_scale and norm < tol)
+            if by_scale and not converged and status[0] == 1 and (fresh or policy > 0):
+                # the iterate's error estimated by the correction of the factorization at hand
+                dx = lu_solve(LU, piv, -r)
+                if _scaled_error(x, dx, n, scaled) <= 1.0:
+                    x += dx
+                    for i in range(n):
+                        qe[i] = q[i] + dq_base[i] + bp * x[i]
+                        ve[i] = v_base[i] + gp * x[i]
+                        ae[i] = x[i]
+                    converged = True
+            if attempt == 1 or need or converged or it >= max_iter:
                 break
             # stale factorization: refresh at this iterate if the residual grew or it is old enough
             if not ((norm > prev and status[1] > 0) or (policy > 0 and status[1] >= policy)):
                 break
             need = True
-        if norm < tol:
+        if converged:
             v1 = _velocity(project, x, v_base, gp, qe, ve, ae, n, m, layout, vsize, bsize, pos, vec, blk, phi, ib, fb,
                            tb, tab)
             code = CONVERGED if np.all(np.isfinite(v1)) else SINGULAR_PROJECTION
@@ -570,6 +600,7 @@ def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, max_iter, policy
             if not lu_factor(LU, piv):
                 status[0] = 0
                 return SINGULAR, x, norm, chk, qe[:n].copy(), v, a
+            fresh = True
         dx = lu_solve(LU, piv, -r)
         x += dx
         it += 1

@@ -21,13 +21,13 @@ import numpy as np
 
 from ..compile_watch import CompileWatch
 from ..system import JACOBIAN_TERMS, freeze_reporting, jacobian_terms
-from .initial import ConsistentAccelerations, StepState, initial_state  # noqa: F401  (public here too)
+from .initial import ConsistentAccelerations, StepState, characteristic_scales, initial_state  # noqa: F401
 from ..linalg import LinearSolver, SingularMatrixError
 from ..services import provide
 from .diagnose import nonfinite_time_function
 from .events import EventWatch
 from .halving import advance
-from .newton import NewtonOutcome, NewtonSolver, _same_key
+from .newton import NewtonOutcome, NewtonSolver, _same_key, scaled_increment_error
 from .settings import DynamicSettings, SettingError
 
 if TYPE_CHECKING:
@@ -65,9 +65,18 @@ class DynamicsStepper:
         self.newton = newton
         self.terms = terms
         self.fd = finite_difference
+        #: (rtol, a_c, f_c) of the scaled convergence test (set by the run: :meth:`set_scales`)
+        self.scaled = (1e-8, 1.0, 1.0)
         # the compiled Newton step starts from the previous accelerations only
         self.compiled = None if self.zero_start else CompiledNewton.for_system(system, newton, terms,
                                                                                 finite_difference)
+
+    def set_scales(self, rtol: float, accel_scale: float, force_scale: float) -> None:
+        """The scaled Newton test's tolerance and the model's characteristic acceleration
+        and force (:func:`~flexmbd.solvers.initial.characteristic_scales`)."""
+        self.scaled = (rtol, accel_scale, force_scale)
+        if self.compiled is not None:
+            self.compiled.scaled = np.array(self.scaled) if self.newton.convergence == "scaled" else np.zeros(0)
 
     def step(self, s: StepState, h: float):
         if self.compiled is not None:
@@ -94,12 +103,18 @@ class DynamicsStepper:
                 A = finite_difference_matrix(lambda y: residual(y, False)[0], x)
             return r, np.concatenate((F, Phi)), A
 
-        weights = None
+        weights = scaled = None
         if self.newton.convergence == "increment":
             # P3's test: the change of the configuration, ‖Δq‖ = h²β' ‖Δq''‖ (multipliers not measured)
             weights = np.concatenate((np.full(n, bp), np.zeros(sys.m)))
+        elif self.newton.convergence == "scaled":
+            rtol, a_c, f_c = self.scaled
+
+            def scaled(x, dx):
+                return scaled_increment_error(x, dx, n, rtol, a_c, f_c)
         start = np.zeros(n) if self.zero_start else s.qdd
-        out = self.newton.solve(residual, np.concatenate((start, s.lam)), key=h, increment_weights=weights)
+        out = self.newton.solve(residual, np.concatenate((start, s.lam)), key=h, increment_weights=weights,
+                                scaled_error=scaled)
         if not out.converged:
             return None, out
         qdd, lam = out.x[:n], out.x[n:]
@@ -153,11 +168,12 @@ class CompiledNewton:
         self.status = np.zeros(2, dtype=np.int64)
         self.stats = np.zeros(4, dtype=np.int64)
         self.policy = self.POLICY.get(newton.policy, newton.policy)
+        self.scaled = np.zeros(0)     # the scaled test's [rtol, a_c, f_c] (DynamicsStepper.set_scales)
 
     @classmethod
     def for_system(cls, system, newton, terms, fd):
         ok = (system.compiled is not None and not system.compiled.generic and system.dense and not fd
-              and len(terms) == len(JACOBIAN_TERMS) and newton.convergence == "residual")
+              and len(terms) == len(JACOBIAN_TERMS) and newton.convergence in ("residual", "scaled"))
         return cls(system, newton) if ok else None
 
     def solve(self, s, h, coeffs, project):
@@ -173,7 +189,7 @@ class CompiledNewton:
         t1 = s.t + h
         c0 = time.perf_counter()
         code, x, norm, chk, q1, v1, a1 = k.newton_step(
-            s.q, s.v, s.qdd, s.a, s.lam, h, am, af, beta, gamma, nw.tol, nw.max_iter, self.policy,
+            s.q, s.v, s.qdd, s.a, s.lam, h, am, af, beta, gamma, nw.tol, self.scaled, nw.max_iter, self.policy,
             bool(project) and not ca.rheonomic, ca.ground_q, ca.n_ext, ca.layout, ca.vsize, ca.bsize, ca.vec_index,
             ca.pos, ca.vec, ca.blk, *ca.arrays(t1), self.LU, self.piv, self.status, self.stats)
         st, counts = nw.stats, self.stats.tolist()
@@ -252,10 +268,15 @@ def simulate(model: Model, t_end: float | None = None, h: float | None = None, *
     else:
         state, report, t_start = start, None, start.t
     origin = t_start if grid_origin is None else float(grid_origin)
+    # the scales of the Newton test from the run's initial state (a resumed run: the same)
+    scales = characteristic_scales(
+        system, state if start is None else initial_state(system, origin, s.assemble, s.linear_solver)[0])
+    stepper.set_scales(s.rtol, *scales)
     k0 = int(round((t_start - origin) / h))
     n_steps = int(round((t_end - origin) / h)) - k0
     res = Result(system, integ, h)
     res.assembly = report
+    _tolerance_notes(res, s, *scales)
     res.append(state, iterations=0, refreshes=0, factorizations=0, seconds=0.0, substeps=0)
     if on_step is not None and start is None:
         on_step(state, dict(iterations=0, refreshes=0, factorizations=0, seconds=0.0, substeps=0))
@@ -291,12 +312,27 @@ def simulate(model: Model, t_end: float | None = None, h: float | None = None, *
             if on_step is not None and on_step(state, stats) is False:
                 res.fail(f"stopped by the caller at t = {state.t:.6g} s")
                 break
+    if s.convergence != "scaled" and np.any(np.asarray(res._stats["substeps"][1:]) > 1):
+        res.note(f"steps were halved because Newton did not meet the absolute {s.convergence} test (tol = {s.tol:g}): "
+                 "a tolerance below the rounding noise of the model's terms cannot be met; convergence = 'scaled' "
+                 "tests relative to the model's own scales")
     res.compile_seconds = compiling.seconds
     res.wall_time = time.perf_counter() - clock0 - compiling.seconds
     res.newton = newton.stats
     res.nnz = newton.nnz
     res.finish()
     return res
+
+
+def _tolerance_notes(res: Result, s: DynamicSettings, accel_scale: float, force_scale: float) -> None:
+    """Notes on a tolerance that is loose for this model: the absolute residual test's tol
+    against the model's characteristic force, the scaled test's rtol itself."""
+    if s.convergence == "residual" and s.tol > 1e-6 * force_scale:
+        res.note(f"the residual test's tol = {s.tol:g} is loose for this model, whose characteristic force is "
+                 f"{force_scale:.3g} (relative {s.tol / force_scale:.2g}): Newton may stop with errors of that "
+                 "relative size in q'' and λ; convergence = 'scaled' tests relative to the model's scales")
+    elif s.convergence == "scaled" and s.rtol > 1e-5:
+        res.note(f"rtol = {s.rtol:g} is loose: Newton stops with relative errors up to that size in q'' and λ")
 
 
 def _consistent(consistent: ConsistentAccelerations, state: StepState, res: Result):

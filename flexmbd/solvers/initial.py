@@ -131,6 +131,21 @@ def consistent_accelerations(system, q, v, t=0.0, linear_solver="auto", max_iter
     return ConsistentAccelerations(system, linear_solver, max_iter)(q, v, t)
 
 
+def characteristic_scales(system, state) -> tuple[float, float]:
+    """The model's characteristic acceleration a_c and force f_c, the floors of the scaled
+    Newton test (:func:`~flexmbd.solvers.newton.scaled_increment_error`), from its
+    consistent initial state: a_c = max(‖q''₀‖∞, |g|), f_c = max(‖λ₀‖∞, ‖Q₀ − Q_v,₀‖∞)
+    (the multipliers and the applied forces at the start).  A model that starts at rest
+    without any force has neither: 1 m/s² and 1 N stand in (in its units), until its motion
+    supplies its own scale (the test is relative to the iterate's size too)."""
+    n, m = system.n, system.m
+    F = system.evaluate(state.q, state.v, np.zeros(n), np.zeros(m), state.t, matrix=False)[0]
+    g = float(np.linalg.norm(getattr(system.model, "gravity", np.zeros(3))))
+    a_c = max(np.abs(state.qdd).max(initial=0.0), g)
+    f_c = max(np.abs(state.lam).max(initial=0.0), np.abs(F).max(initial=0.0))
+    return (a_c if a_c > 0 else 1.0), (f_c if f_c > 0 else 1.0)
+
+
 @dataclass
 class StepState:
     """The state of a run at one time: q, q', the accelerations q'' and the integrator's

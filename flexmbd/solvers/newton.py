@@ -61,8 +61,8 @@ class NewtonSolver:
                  linear_solver="auto", increment_tol=None, error_estimate=False):
         if not (policy in ("newton", "step") or (isinstance(policy, int) and policy >= 1)):
             raise ValueError(f"Jacobian refresh policy must be 'newton', 'step' or an integer ≥ 1, got {policy!r}")
-        if convergence not in ("residual", "increment"):
-            raise ValueError(f"convergence test must be 'residual' or 'increment', got {convergence!r}")
+        if convergence not in ("residual", "increment", "scaled"):
+            raise ValueError(f"convergence test must be 'residual', 'increment' or 'scaled', got {convergence!r}")
         self.tol, self.max_iter, self.policy, self.convergence = tol, max_iter, policy, convergence
         self.increment_tol = tol if increment_tol is None else increment_tol
         # increment test on the estimated remaining error θ/(1−θ)‖Δx_k‖, θ = ‖Δx_k‖/‖Δx_{k−1}‖
@@ -80,11 +80,15 @@ class NewtonSolver:
     def invalidate(self):
         self.has_factor = False
 
-    def solve(self, problem, x0, key=None, increment_weights=None):
+    def solve(self, problem, x0, key=None, increment_weights=None, scaled_error=None):
         """Iterate from x0; ``key`` identifies the matrix (e.g. the step size).
 
         ``increment_weights``: the increment test measures ‖w ∘ Δx‖ (e.g. the change of
-        the configuration, h²β Δq'', when the unknowns are accelerations)."""
+        the configuration, h²β Δq'', when the unknowns are accelerations).
+        ``scaled_error(x, Δx)``: the scaled test's error of a correction (convergence =
+        'scaled', :func:`scaled_increment_error`): at each iterate the correction the
+        factorization at hand gives (a back-substitution, no new matrix) estimates the
+        iterate's error; when it is ≤ 1 the correction is applied and the solve ends."""
         x = x0.copy()
         if not _same_key(key, self.matrix_key):
             self.has_factor = False
@@ -92,6 +96,7 @@ class NewtonSolver:
         policy, st = self.policy, self.stats
         need_matrix = policy in ("newton", "step") or not self.has_factor
         it, prev_norm, prev_step = 0, np.inf, np.inf
+        fresh = False   # a factorization made in this solve
         self.factor_age = 0  # iterations of this solve served by the current factorization (P3's NNI)
         try:
             while True:
@@ -104,6 +109,18 @@ class NewtonSolver:
                     return self._fail(x, it, norm, chk, "residual is not finite")
                 if self.convergence == "residual" and norm < self.tol or norm == 0.0:
                     break  # (an exactly zero residual, e.g. an unloaded structure, needs no increment test)
+                if self.convergence == "scaled" and self.has_factor and (fresh or isinstance(policy, int)):
+                    # the iterate's error, estimated by the correction the factorization at hand
+                    # gives (one back-substitution); small enough: apply it and stop.  Only a
+                    # factorization of this step (or one a kept-matrix policy keeps on purpose):
+                    # a run resumed from a file, which has none, takes the same iterates
+
+                    c0 = time.perf_counter()
+                    dx = self.lin.solve(-r)
+                    st.linear_seconds += time.perf_counter() - c0
+                    if scaled_error(x + dx, dx) <= 1.0:
+                        x = x + dx
+                        break
                 if it >= self.max_iter:
                     return self._fail(x, it, norm, chk, f"no convergence in {self.max_iter} iterations")
                 if A is None and (norm > prev_norm and self.factor_age > 0
@@ -118,7 +135,7 @@ class NewtonSolver:
                     self.nnz = A.nnz if hasattr(A, "nnz") else int(np.count_nonzero(A))
                     self.lin.factorize(A)
                     st.factorizations += 1
-                    self.has_factor, self.factor_age = True, 0
+                    self.has_factor, self.factor_age, fresh = True, 0, True
                 dx = self.lin.solve(-r)
                 st.linear_seconds += time.perf_counter() - c0
                 x = x + dx
@@ -127,6 +144,8 @@ class NewtonSolver:
                 self.factor_age += 1
                 prev_norm = norm
                 need_matrix = policy == "newton"
+                if self.convergence == "scaled":
+                    continue
                 step = dx if increment_weights is None else increment_weights * dx
                 size = _norm(step)
                 theta = size / prev_step if np.isfinite(prev_step) else np.inf
@@ -154,6 +173,22 @@ class NewtonSolver:
 
 #: a residual whose squares' sum would overflow (norm ≥ √(float max) ≈ 1.3e154) has diverged
 _DIVERGED = 1e154
+
+
+def scaled_increment_error(x, dx, n, rtol, accel_scale, force_scale):
+    """The scaled test's error of a Newton increment Δx = [Δq''; Δλ] at x = [q''; λ]:
+
+        max(‖Δq''‖∞ / (rtol · max(a_c, ‖q''‖∞)),  ‖Δλ‖∞ / (rtol · max(f_c, ‖λ‖∞)))
+
+    with the model's characteristic acceleration a_c and force f_c
+    (:func:`~flexmbd.solvers.initial.characteristic_scales`).  Relative to the motion's
+    own size, so a model in other force units (masses, forces and stiffnesses × 1000)
+    iterates identically."""
+    a = np.abs(x[:n]).max(initial=0.0)
+    f = np.abs(x[n:]).max(initial=0.0)
+    ea = np.abs(dx[:n]).max(initial=0.0) / (rtol * max(accel_scale, a))
+    ef = np.abs(dx[n:]).max(initial=0.0) / (rtol * max(force_scale, f)) if len(x) > n else 0.0
+    return max(ea, ef)
 
 
 def _norm(v):

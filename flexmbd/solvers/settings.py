@@ -367,9 +367,18 @@ class DynamicSettings(Settings):
     Notes on two settings:
 
     ``convergence``
-        'residual' (P1): ‖[F; Φ]‖₂ < tol.  'increment' (P3): the configuration change of a
-        Newton iteration, ‖Δq‖₂ = h²β' ‖Δq''‖₂ < tol; for stiff structures, whose residual
-        cannot fall below the rounding noise of their internal forces.
+        'scaled' (default): the estimated error of the iterate, θ/(1 − θ)·‖Δx‖ (θ the
+        contraction of successive increments; Hairer & Wanner, Solving ODEs II, IV.8), in
+        q'' and in λ relative to their size, ≤ rtol:
+        ‖Δq''‖∞ ≤ rtol·max(a_c, ‖q''‖∞) and ‖Δλ‖∞ ≤ rtol·max(f_c, ‖λ‖∞), with the model's
+        characteristic acceleration a_c and force f_c from its initial state
+        (:func:`~flexmbd.solvers.initial.characteristic_scales`).  It means the same for
+        every model: a model in other force units iterates identically, and a tolerance
+        that rounding cannot meet (rtol < 1e-13) is refused.  'residual' (P1): ‖[F; Φ]‖₂ <
+        tol, an absolute test on newtons and metres mixed.  'increment' (P3): the
+        configuration change of a Newton iteration, ‖Δq‖₂ = h²β' ‖Δq''‖₂ < tol; for stiff
+        structures, whose residual cannot fall below the rounding noise of their internal
+        forces.
     ``newton_start``
         Each step's Newton iteration starts from the previous step's accelerations, so its
         first configuration is q + h q' + h²(½ − β) a + h²β' q''_n.  When a sudden load meets a
@@ -403,8 +412,11 @@ class DynamicSettings(Settings):
         Newmark(), "newmark (β = ¼, γ = ½), hht or generalized-alpha: a name (default parameters), or the "
                    "integrator with its parameters (in a model file a mapping with type and parameters)",
         check=_dynamic_integrator)
-    tol: float = setting(1e-7, "Newton tolerance: on the 2-norm of the residual (convergence = residual) or of "
-                               "the configuration change of an iteration (increment)", gt=0)
+    tol: float = setting(1e-7, "Newton tolerance of the absolute tests: on the 2-norm of the residual (convergence "
+                               "= residual) or of the configuration change of an iteration (increment)", gt=0)
+    rtol: float = setting(1e-8, "relative Newton tolerance of the scaled test (convergence = scaled): the estimated "
+                                "error of q'' and λ relative to their size (floors: the model's characteristic "
+                                "acceleration and force)", ge=1e-13, le=1e-2)
     max_iter: int = setting(25, _DOC_MAX_ITER, ge=1, le=10000)
     jacobian: Union[str, frozenset] = setting(
         "full", 'Newton matrix: "full", P1 parts such as "M1+M2", or "fd" '
@@ -412,9 +424,10 @@ class DynamicSettings(Settings):
     refresh: Union[str, int] = setting(
         "newton", "Jacobian refresh: newton (every iteration), step (once a step), or an integer i (keep the "
                   "factorization until it has served i iterations)", check=_refresh)
-    convergence: Literal["residual", "increment"] = setting(
-        "residual", "Newton convergence test: the residual, or the configuration change of an iteration "
-                    "(for stiff structures such as beams)")
+    convergence: Literal["scaled", "residual", "increment"] = setting(
+        "scaled", "Newton convergence test: scaled (q'' and λ to rtol of their size, the same meaning in any "
+                  "units), residual (P1: 2-norm of the residual < tol) or increment (P3: 2-norm of the "
+                  "configuration change of an iteration < tol)")
     max_halvings: int = setting(4, "times a failed step is halved before the run stops", ge=0, le=20)
     linear_solver: str = setting("auto", _DOC_LINEAR_SOLVER, check=_linear_solver)
     assemble: bool = setting(True, _DOC_ASSEMBLE)
