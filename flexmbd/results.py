@@ -73,9 +73,18 @@ class Result:
     def steps(self):
         return len(self.t) - 1
 
+    @property
+    def computed_steps(self) -> int:
+        """Steps the integrator took (more than :attr:`steps`, the stored ones, when only
+        every k-th step was stored: ``output_every``)."""
+        every = getattr(self, "output_every", 1)
+        if every == 1 or not self.h or len(self.t) < 2:
+            return self.steps
+        return int(round((self.t[-1] - self.t[0]) / self.h))
+
     def mean_iterations(self):
         it = self.stats["iterations"][1:]
-        return float(np.mean(it)) if len(it) else 0.0
+        return float(np.sum(it) / self.computed_steps) if len(it) else 0.0
 
     def max_iterations(self):
         it = self.stats["iterations"][1:]
@@ -93,16 +102,21 @@ class Result:
                  + (f" ({', '.join(f'{n} {k}' for k, n in kinds.items())})" if kinds else "")
                  + f", {self.wall_time:.3f} s wall")
             return s + ("\n" + self.message if not self.success else "")
-        s = (f"{'completed' if self.success else 'FAILED'}: {self.steps} steps to t = {self.t[-1]:.6g} s, "
-             f"{self.stats['iterations'][1:].sum()} Newton iterations "
-             f"(mean {self.mean_iterations():.2f}, max {self.max_iterations()} per step), "
+        every = getattr(self, "output_every", 1)
+        stored = f" ({self.steps} stored: every {every} steps)" if every > 1 else ""
+        peak = f", max {self.max_iterations()}" if every == 1 else ""
+        s = (f"{'completed' if self.success else 'FAILED'}: {self.computed_steps} steps{stored} to t = "
+             f"{self.t[-1]:.6g} s, {self.stats['iterations'][1:].sum()} Newton iterations "
+             f"(mean {self.mean_iterations():.2f}{peak} per step), "
              f"{self.stats['factorizations'].sum()} factorizations, {self.wall_time:.3f} s wall")
         if self.events:
             s += f"; {len(self.events)} events"
         sub = np.asarray(self.stats.get("substeps", []))[1:]
-        if sub.size and sub.max() > 1:
-            halved = sub > 1
-            s += (f"; {int(halved.sum())} steps halved ({int((sub[halved] - 1).sum())} extra sub-steps; first at "
+        covered = np.maximum(1, np.round(np.diff(self.t) / self.h)) if every > 1 and sub.size else 1
+        if sub.size and np.any(sub > covered):
+            halved = sub > covered
+            count = f"{int(halved.sum())} steps" if every == 1 else f"steps in {int(halved.sum())} stored intervals"
+            s += (f"; {count} halved ({int((sub - covered).sum())} extra sub-steps; first by "
                   f"t = {self.t[1:][halved][0]:.6g} s)")
         for note in getattr(self, "notes", ()):
             s += "\nnote: " + note

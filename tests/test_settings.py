@@ -345,3 +345,43 @@ def test_static_settings_stored_and_not_resumed(tmp_path):
     assert StaticSettings.from_json(stored) == load_model_file(cantilever).static_settings()
     with pytest.raises(ResultsFileError, match="static analysis, which is not resumed"):
         resume_run(out)
+
+
+def test_output_every_stores_every_kth_step_of_the_same_run(tmp_path):
+    """``output_every: 4`` in a model file: the results file holds t = 0, 4h, 8h, … and the
+    last step, each equal to the same step of the full run; the iterations are summed over
+    the steps between them; a run stopped mid-way and resumed stores the same rows."""
+    pytest.importorskip("h5py")
+    from flexmbd.cli import main
+    from flexmbd.io.model_file import load_model_file
+    from flexmbd.io.model_run import writer_settings
+    from flexmbd.io.results_h5 import ResultWriter, load_result
+    from flexmbd.solvers.dynamics import simulate
+
+    yaml = _driven_crank(tmp_path, "solver:\n  t_end: 0.1\n  h: 0.005\n  output_every: 4")
+    every = tmp_path / "every.h5"
+    assert main(["run", str(yaml), "-o", str(every), "--quiet"]) == 0
+    loaded = load_model_file(yaml)
+    full = simulate(loaded.model, settings=loaded.simulate_settings().replace(output_every=1))
+    back = load_result(every)
+    rows = [0, 4, 8, 12, 16, 20]
+    assert np.allclose(back.t, full.t[rows], rtol=0, atol=1e-15)
+    for k in ("q", "v", "qdd", "lam"):
+        assert np.array_equal(getattr(back, k), getattr(full, k)[rows]), k
+    assert back.stats["iterations"][1:].sum() == full.stats["iterations"][1:].sum()
+    assert back.computed_steps == 20 and "20 steps (5 stored: every 4 steps)" in back.summary()
+    np.testing.assert_array_equal(back["motor.torque"], full["motor.torque"][rows])
+    # stopped after 10 steps (rows 0, 4, 8 and the last computed, 10), resumed: the same grid
+    part = tmp_path / "part.h5"
+    system = loaded.freeze()
+    w = ResultWriter(part, system, loaded.text, writer_settings(loaded), chunk=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        simulate(loaded.model, settings=loaded.simulate_settings().replace(t_end=0.05), system=system,
+                 on_step=w.on_step)
+    w.abandon()
+    assert np.allclose(load_result(part).t, full.t[[0, 4, 8, 10]], atol=1e-15)
+    assert main(["run", str(yaml), "--resume", str(part), "--quiet"]) == 0
+    a = load_result(part)
+    assert np.allclose(a.t, full.t[[0, 4, 8, 10, 12, 16, 20]], atol=1e-15)
+    assert np.array_equal(a.q[-1], full.q[-1])

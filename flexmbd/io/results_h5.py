@@ -658,6 +658,7 @@ class StoredResult(Result):
             self.notes = []
         self.settings = json.loads(attrs.get("settings", "{}") or "{}")
         self.h = self.settings.get("h")
+        self.output_every = int(self.settings.get("output_every", 1) or 1)
         integ = self.settings.get("integrator")
         self.integrator = None
         if isinstance(integ, dict):

@@ -240,7 +240,8 @@ def simulate(model: Model, t_end: float | None = None, h: float | None = None, *
     start:    a :class:`StepState` to continue from (a resumed run); t_start is then start.t.
     grid_origin: with ``start``, the time grid of the original run (targets are
               grid_origin + k h exactly, so a resumed run repeats the same steps).
-    on_step:  ``on_step(state, stats: dict)`` after every completed step (e.g. a writer);
+    on_step:  ``on_step(state, stats: dict)`` after every stored step (e.g. a writer; every
+              ``output_every``-th step of the grid, the last one and the last before a failure);
               returning False stops the run cleanly (``Result.message`` says so).
     progress: ``progress(t, step, n_steps, newton_stats)`` after every step.
     """
@@ -275,6 +276,7 @@ def simulate(model: Model, t_end: float | None = None, h: float | None = None, *
     k0 = int(round((t_start - origin) / h))
     n_steps = int(round((t_end - origin) / h)) - k0
     res = Result(system, integ, h)
+    res.output_every = s.output_every
     res.assembly = report
     _tolerance_notes(res, s, *scales)
     res.append(state, iterations=0, refreshes=0, factorizations=0, seconds=0.0, substeps=0)
@@ -284,6 +286,8 @@ def simulate(model: Model, t_end: float | None = None, h: float | None = None, *
     if watch:
         watch.start(state.t, state.q, state.v)
     consistent = ConsistentAccelerations(system, s.linear_solver) if s.multipliers == "consistent" and system.m else None
+    every = s.output_every
+    pending = None      # (state, summed stats) of steps computed since the last stored one
     clock0 = time.perf_counter()
     with CompileWatch(announce=False) as compiling:   # the first run compiles kernels: not wall time
         for k in range(1, n_steps + 1):
@@ -292,6 +296,10 @@ def simulate(model: Model, t_end: float | None = None, h: float | None = None, *
             target = origin + (k0 + k) * h
             step = advance(stepper.step, state, target - state.t, s.max_halvings)
             if step.state is None:
+                if pending is not None:      # keep the last step computed
+                    res.append(*pending[:1], **pending[1])
+                    if on_step is not None:
+                        on_step(*pending)
                 exc = StepFailure(_failure_message(stepper.sys, step.failure, s.max_halvings))
                 res.fail(str(exc))
                 if raise_on_failure:
@@ -304,11 +312,17 @@ def simulate(model: Model, t_end: float | None = None, h: float | None = None, *
             stats = dict(iterations=st1["iterations"] - st0["iterations"], refreshes=st1["refreshes"] - st0["refreshes"],
                          factorizations=st1["factorizations"] - st0["factorizations"],
                          seconds=time.perf_counter() - c0, substeps=substeps)
-            res.append(state, **stats)
+            if pending is not None:          # counts of the steps not stored go to the next stored one
+                stats = {f: stats[f] + pending[1][f] for f in stats}
             if watch:
                 res.events += watch.step(state.t, state.q, state.v)
             if progress is not None:
                 progress(state.t, k, n_steps, newton.stats)
+            if (k0 + k) % every and k < n_steps:
+                pending = (state, stats)
+                continue
+            pending = None
+            res.append(state, **stats)
             if on_step is not None and on_step(state, stats) is False:
                 res.fail(f"stopped by the caller at t = {state.t:.6g} s")
                 break

@@ -445,6 +445,9 @@ class DynamicSettings(Settings):
     baumgarte_beta: float = setting(10.0, "event-driven: Baumgarte β [1/s]", ge=0)
     theta: float = setting(0.5, "time-stepping: θ of the Moreau–Jean scheme (0 explicit … 1 implicit positions)",
                            ge=0, le=1)
+    output_every: int = setting(1, "store every k-th step of the grid t_start + k h (and the last one): the results, "
+                                   "the results file and its outputs hold those; per-step statistics are summed "
+                                   "over the steps between them", ge=1)
     multipliers: Literal["consistent", "integrator"] = setting(
         "consistent", "multipliers and accelerations reported (and joint reactions): consistent — after each "
                       "step, solved from the index-1 equations at the step's q, q' and t, second order with the "
