@@ -421,6 +421,13 @@ class ConstraintGroup(Group):
         """Φ (n,) and Φ_q (n, w)."""
         return self.assemble(qe, t, None, hessian=False)[:2]
 
+    def jacobian_steps(self, QE: np.ndarray, T: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """Φ_q of the equations ``rows`` (local indices) at many states: QE (S, n_q_ext)
+        extended configurations at times T (S,) → (S, len(rows), w).  For outputs over a
+        whole run (joint reactions); a group may compute it for all states at once."""
+        return np.stack([self.evaluate(qe, t)[1][rows] for qe, t in zip(QE, T)]) if len(T) else \
+            np.zeros((0, len(rows), self.dof_index.shape[1]))
+
     def time_derivative(self, qe, t):
         """Φ_t (n,)."""
         return np.zeros(len(self))

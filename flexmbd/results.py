@@ -198,15 +198,22 @@ class Result:
         whichever of its equations were removed as redundant.
         """
         sys = self.system
-        rows = sys.owner_equations[element.name]
+        rows = np.asarray(sys.owner_equations[element.name])
         body, sign = (element.bodies[1], 1.0) if element.bodies[1] is not GROUND else (element.bodies[0], -1.0)
-        s = sys.body_slice(body)
         k = 3 if body.kind != PLANAR else 2
-        out = np.empty((len(self.t), 3))
-        out[:, 2] = 0.0
-        for i, (t, q, lam) in enumerate(zip(self.t, self.q, self.lam)):
-            Jq = sys.constraint_jacobian(sys.extend(q), t)[rows][:, s]
-            out[i, :k] = -sign * (Jq.T @ lam[rows])[:k]
+        target = np.arange(sys.body_slice(body).start, sys.body_slice(body).stop)[:k]
+        out = np.zeros((len(self.t), 3))
+        QE = np.hstack([self.q, np.broadcast_to(sys.extend(self.q[0])[sys.n_q:], (len(self.t), sys.n_q_ext - sys.n_q))]) \
+            if len(self.t) else np.zeros((0, sys.n_q_ext))
+        for g in sys.constraint_groups:        # all stored steps at once, group by group
+            local = rows[(rows >= g.first_row) & (rows < g.first_row + len(g))] - g.first_row
+            if not len(local):
+                continue
+            Jq = g.jacobian_steps(QE, self.t, local)                        # (steps, equations, columns)
+            force = Jq * self.lam[:, g.first_row + local][:, :, None]         # λ_e ∂φ_e/∂q per column
+            idx = g.dof_index[local]
+            for i, c in enumerate(target):
+                out[:, i] -= sign * force[:, idx == c].sum(axis=1)
         return out
 
     def _energy(self):

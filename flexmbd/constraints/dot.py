@@ -29,6 +29,7 @@ from ..timefunctions import TimeFunction
 
 if USE_KERNELS:
     from ..kernels.dot import assemble as _kernel_assemble
+    from ..kernels.dot import jacobian_steps as _kernel_jacobian_steps
 
 #: one marker slot: (side 0 = body i / 1 = body j, marker type, local vector u)
 Slot = tuple
@@ -216,6 +217,21 @@ class DotConstraintGroup(ConstraintGroup):
         H[:, :nq, :nq] += np.einsum("ns,nsab->nab", side == 0, Cs)
         H[:, nq:, nq:] += np.einsum("ns,nsab->nab", side == 1, Cs)
         return phi, Jq, H
+
+    def jacobian_steps(self, QE, T, rows):
+        """Φ_q of equations ``rows`` at every configuration of QE (S, n_q_ext), compiled
+        (one call for all states; the time laws of drivers evaluated per state)."""
+        if not (USE_KERNELS and self.kind.kernel_code is not None):
+            return super().jacobian_steps(QE, T, rows)
+        n = len(self)
+        if self.laws:
+            terms = [self._time_terms(t) for t in T]
+            W = np.array([tt[0] for tt in terms]).reshape(len(T), n, 2)
+            S = np.array([tt[3] for tt in terms]).reshape(len(T), n)
+        else:
+            W = np.broadcast_to(self.w0, (len(T), n, 2))
+            S = np.broadcast_to(self.s0, (len(T), n))
+        return _kernel_jacobian_steps(self, QE, W, S)[:, rows]
 
     def time_derivative(self, qe, t):
         """Φ_t (n,)."""

@@ -491,8 +491,9 @@ CONVERGED, NOT_FINITE, MAX_ITER, SINGULAR, ZERO_LENGTH, SINGULAR_PROJECTION = 0,
 
 
 @njit(cache=True)
-def _scaled_error(x, dx, n, scaled):
-    """solvers/newton.py ``scaled_increment_error`` at x + dx; scaled = [rtol, a_c, f_c]."""
+def _scaled_error(x, dx, n, scaled, floor):
+    """solvers/newton.py ``scaled_increment_error`` at x + dx; scaled = [rtol, a_c, f_c, …],
+    floor the rounding floor δ_a of the accelerations."""
     xa, xf, da, df = 0.0, 0.0, 0.0, 0.0
     for i in range(n):
         xa = max(xa, abs(x[i] + dx[i]))
@@ -500,7 +501,8 @@ def _scaled_error(x, dx, n, scaled):
     for i in range(n, x.shape[0]):
         xf = max(xf, abs(x[i] + dx[i]))
         df = max(df, abs(dx[i]))
-    return max(da / (scaled[0] * max(scaled[1], xa)), df / (scaled[0] * max(scaled[2], xf)))
+    return max(da / (scaled[0] * max(scaled[1], xa) + floor),
+               df / (scaled[0] * max(scaled[2], xf) + floor * scaled[2] / scaled[1]))
 
 
 @njit(cache=True)
@@ -508,7 +510,7 @@ def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, scaled, max_iter
                 layout, vsize, bsize, vec_index, pos, vec, blk, ib, fb, tb, tab, LU, piv, status, stats):
     """Newton on [F; Φ/β'] for q''_{n+1}, λ_{n+1} of one generalized-α/Newmark step.
 
-    Convergence: scaled = [rtol, a_c, f_c] the scaled test (solvers/newton.py
+    Convergence: scaled = [rtol, a_c, f_c, 100 ε] the scaled test (solvers/newton.py
     ``NewtonSolver.solve``: the correction of the factorization at hand, applied when its
     scaled size is ≤ 1), or empty for the residual test ‖[F; Φ]‖₂ < tol.
 
@@ -541,7 +543,13 @@ def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, scaled, max_iter
     it = 0
     prev = np.inf
     status[1] = 0
-    by_scale = scaled.shape[0] == 3
+    by_scale = scaled.shape[0] == 4
+    floor = 0.0
+    if by_scale:    # the rounding floor of q'' (solvers/newton.py scaled_increment_error)
+        qmax = 1.0
+        for i in range(n):
+            qmax = max(qmax, abs(q[i]))
+        floor = scaled[3] * qmax / bp
     fresh = False   # a factorization made in this step (the estimate uses no other, but for policy > 0)
     while True:
         for i in range(n):
@@ -571,7 +579,7 @@ def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, scaled, max_iter
             if by_scale and not converged and status[0] == 1 and (fresh or policy > 0):
                 # the iterate's error estimated by the correction of the factorization at hand
                 dx = lu_solve(LU, piv, -r)
-                if _scaled_error(x, dx, n, scaled) <= 1.0:
+                if _scaled_error(x, dx, n, scaled, floor) <= 1.0:
                     x += dx
                     for i in range(n):
                         qe[i] = q[i] + dq_base[i] + bp * x[i]

@@ -145,3 +145,24 @@ def assemble(group, qe, w, s, lam, hessian):
     _assemble(kcode, group.nv, qe, group.slot_dof, group.markers.u, group.markers.mtype, group.side_flat,
               group.sign_flat, w, s, lam, hessian, phi, Jq, H, group.marker_tensors)
     return phi, Jq, (H if hessian else None)
+
+
+@njit(cache=True)
+def _jacobian_steps(kcode, nv, QE, slot_dof, u, mtype, side, sign, W, S, Jq, Cpre):
+    """Φ_q at every configuration QE[k] (weights W[k], offsets S[k]) into Jq[k]."""
+    n = W.shape[1]
+    m = Jq.shape[2]
+    lam = np.zeros(n)
+    phi = np.empty(n)
+    H = np.empty((0, m, m))
+    for k in range(QE.shape[0]):
+        _assemble(kcode, nv, QE[k], slot_dof, u, mtype, side, sign, W[k], S[k], lam, False, phi, Jq[k], H, Cpre)
+
+
+def jacobian_steps(group, QE, W, S):
+    """Φ_q (steps, n, 2 nv) of a DotConstraintGroup at configurations QE (steps, n_q_ext)."""
+    Jq = np.empty((QE.shape[0], len(group), 2 * group.nv))
+    _jacobian_steps(group.kind.kernel_code, group.nv, np.ascontiguousarray(QE), group.slot_dof, group.markers.u,
+                    group.markers.mtype, group.side_flat, group.sign_flat, np.ascontiguousarray(W),
+                    np.ascontiguousarray(S), Jq, group.marker_tensors)
+    return Jq

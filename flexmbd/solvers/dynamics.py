@@ -27,7 +27,7 @@ from ..services import provide
 from .diagnose import nonfinite_time_function
 from .events import EventWatch
 from .halving import advance
-from .newton import NewtonOutcome, NewtonSolver, _same_key, scaled_increment_error
+from .newton import ROUNDING_FLOOR, NewtonOutcome, NewtonSolver, _same_key, scaled_increment_error
 from .settings import DynamicSettings, SettingError
 
 if TYPE_CHECKING:
@@ -76,7 +76,8 @@ class DynamicsStepper:
         and force (:func:`~flexmbd.solvers.initial.characteristic_scales`)."""
         self.scaled = (rtol, accel_scale, force_scale)
         if self.compiled is not None:
-            self.compiled.scaled = np.array(self.scaled) if self.newton.convergence == "scaled" else np.zeros(0)
+            self.compiled.scaled = (np.array(self.scaled + (ROUNDING_FLOOR,)) if self.newton.convergence == "scaled"
+                                    else np.zeros(0))
 
     def step(self, s: StepState, h: float):
         if self.compiled is not None:
@@ -109,9 +110,10 @@ class DynamicsStepper:
             weights = np.concatenate((np.full(n, bp), np.zeros(sys.m)))
         elif self.newton.convergence == "scaled":
             rtol, a_c, f_c = self.scaled
+            floor = ROUNDING_FLOOR * max(1.0, np.abs(s.q).max(initial=0.0)) / bp
 
             def scaled(x, dx):
-                return scaled_increment_error(x, dx, n, rtol, a_c, f_c)
+                return scaled_increment_error(x, dx, n, rtol, a_c, f_c, floor)
         start = np.zeros(n) if self.zero_start else s.qdd
         out = self.newton.solve(residual, np.concatenate((start, s.lam)), key=h, increment_weights=weights,
                                 scaled_error=scaled)

@@ -175,19 +175,28 @@ class NewtonSolver:
 _DIVERGED = 1e154
 
 
-def scaled_increment_error(x, dx, n, rtol, accel_scale, force_scale):
-    """The scaled test's error of a Newton increment Δx = [Δq''; Δλ] at x = [q''; λ]:
+#: rounding floor of the scaled test, in units of the machine epsilon (see scaled_increment_error)
+ROUNDING_FLOOR = 100.0 * np.finfo(float).eps
 
-        max(‖Δq''‖∞ / (rtol · max(a_c, ‖q''‖∞)),  ‖Δλ‖∞ / (rtol · max(f_c, ‖λ‖∞)))
+
+def scaled_increment_error(x, dx, n, rtol, accel_scale, force_scale, floor_accel=0.0):
+    """The scaled test's error of a Newton correction Δx = [Δq''; Δλ] at x = [q''; λ]:
+
+        max(‖Δq''‖∞ / (rtol · max(a_c, ‖q''‖∞) + δ_a),  ‖Δλ‖∞ / (rtol · max(f_c, ‖λ‖∞) + δ_a f_c/a_c))
 
     with the model's characteristic acceleration a_c and force f_c
     (:func:`~flexmbd.solvers.initial.characteristic_scales`).  Relative to the motion's
     own size, so a model in other force units (masses, forces and stiffnesses × 1000)
-    iterates identically."""
+    iterates identically.  δ_a = 100 ε max(1, ‖q‖∞)/β' is the rounding floor of the
+    index-3 equations: the configuration q = q_b + β' q'' carries rounding errors of
+    ε |q|, so q'' cannot be known better than ε |q| / β' (which grows like 1/h²), nor λ
+    better than that times the model's characteristic mass f_c/a_c; the test never asks
+    for less."""
     a = np.abs(x[:n]).max(initial=0.0)
     f = np.abs(x[n:]).max(initial=0.0)
-    ea = np.abs(dx[:n]).max(initial=0.0) / (rtol * max(accel_scale, a))
-    ef = np.abs(dx[n:]).max(initial=0.0) / (rtol * max(force_scale, f)) if len(x) > n else 0.0
+    ea = np.abs(dx[:n]).max(initial=0.0) / (rtol * max(accel_scale, a) + floor_accel)
+    ef = (np.abs(dx[n:]).max(initial=0.0) / (rtol * max(force_scale, f) + floor_accel * force_scale / accel_scale)
+          if len(x) > n else 0.0)
     return max(ea, ef)
 
 
