@@ -113,7 +113,11 @@ class Result:
             s += f"; {len(self.events)} events"
         sub = np.asarray(self.stats.get("substeps", []))[1:]
         covered = np.maximum(1, np.round(np.diff(self.t) / self.h)) if every > 1 and sub.size else 1
-        if sub.size and np.any(sub > covered):
+        adaptive = getattr(self, "adaptive", None)
+        if adaptive:
+            s += (f"; error-controlled: {adaptive['accepted']} steps ({adaptive['rejected']} rejected), h from "
+                  f"{adaptive['h_smallest']:.3g} to {adaptive['h_largest']:.3g} s")
+        elif sub.size and np.any(sub > covered):
             halved = sub > covered
             count = f"{int(halved.sum())} steps" if every == 1 else f"steps in {int(halved.sum())} stored intervals"
             s += (f"; {count} halved ({int((sub - covered).sum())} extra sub-steps; first by "

@@ -42,8 +42,8 @@ def test_force_units_do_not_change_the_iterations(monkeypatch):
 
 def test_a_tolerance_rounding_cannot_meet_is_refused():
     model = sc.build()
-    with pytest.raises(SettingError, match="rtol"):
-        model.simulate(t_end=0.1, h=0.01, rtol=1e-15)
+    with pytest.raises(SettingError, match="newton_rtol"):
+        model.simulate(t_end=0.1, h=0.01, newton_rtol=1e-15)
 
 
 def test_halved_steps_are_reported(monkeypatch):

@@ -26,6 +26,7 @@ from ..linalg import LinearSolver, SingularMatrixError
 from ..services import provide
 from .diagnose import nonfinite_time_function
 from .events import EventWatch
+from .adaptive import Controller, ErrorControl
 from .halving import advance
 from .newton import ROUNDING_FLOOR, NewtonOutcome, NewtonSolver, _same_key, scaled_increment_error
 from .settings import DynamicSettings, SettingError
@@ -274,7 +275,7 @@ def simulate(model: Model, t_end: float | None = None, h: float | None = None, *
     # the scales of the Newton test from the run's initial state (a resumed run: the same)
     scales = characteristic_scales(
         system, state if start is None else initial_state(system, origin, s.assemble, s.linear_solver)[0])
-    stepper.set_scales(s.rtol, *scales)
+    stepper.set_scales(s.newton_rtol, *scales)
     k0 = int(round((t_start - origin) / h))
     n_steps = int(round((t_end - origin) / h)) - k0
     res = Result(system, integ, h)
@@ -290,19 +291,27 @@ def simulate(model: Model, t_end: float | None = None, h: float | None = None, *
     consistent = ConsistentAccelerations(system, s.linear_solver) if s.multipliers == "consistent" and system.m else None
     every = s.output_every
     pending = None      # (state, summed stats) of steps computed since the last stored one
+    controller = None
+    if s.rtol is not None:      # error-controlled steps between the output times
+        controller = _controller(system, s, stepper, state, consistent, res, watch)
+        consistent = None       # the controller makes the multipliers consistent itself
     clock0 = time.perf_counter()
     with CompileWatch(announce=False) as compiling:   # the first run compiles kernels: not wall time
         for k in range(1, n_steps + 1):
             c0 = time.perf_counter()
             st0 = vars(newton.stats).copy()
             target = origin + (k0 + k) * h
-            step = advance(stepper.step, state, target - state.t, s.max_halvings)
+            if controller is not None:
+                step = controller.advance(state, target)
+            else:
+                step = advance(stepper.step, state, target - state.t, s.max_halvings)
             if step.state is None:
                 if pending is not None:      # keep the last step computed
                     res.append(*pending[:1], **pending[1])
                     if on_step is not None:
                         on_step(*pending)
-                exc = StepFailure(_failure_message(stepper.sys, step.failure, s.max_halvings))
+                exc = StepFailure(step.message if controller is not None else
+                                  _failure_message(stepper.sys, step.failure, s.max_halvings))
                 res.fail(str(exc))
                 if raise_on_failure:
                     raise exc
@@ -316,7 +325,7 @@ def simulate(model: Model, t_end: float | None = None, h: float | None = None, *
                          seconds=time.perf_counter() - c0, substeps=substeps)
             if pending is not None:          # counts of the steps not stored go to the next stored one
                 stats = {f: stats[f] + pending[1][f] for f in stats}
-            if watch:
+            if watch and controller is None:
                 res.events += watch.step(state.t, state.q, state.v)
             if progress is not None:
                 progress(state.t, k, n_steps, newton.stats)
@@ -328,7 +337,9 @@ def simulate(model: Model, t_end: float | None = None, h: float | None = None, *
             if on_step is not None and on_step(state, stats) is False:
                 res.fail(f"stopped by the caller at t = {state.t:.6g} s")
                 break
-    if s.convergence != "scaled" and np.any(np.asarray(res._stats["substeps"][1:]) > 1):
+    if controller is not None:
+        res.adaptive = controller.stats.as_dict()
+    elif s.convergence != "scaled" and np.any(np.asarray(res._stats["substeps"][1:]) > 1):
         res.note(f"steps were halved because Newton did not meet the absolute {s.convergence} test (tol = {s.tol:g}): "
                  "a tolerance below the rounding noise of the model's terms cannot be met; convergence = 'scaled' "
                  "tests relative to the model's own scales")
@@ -340,6 +351,30 @@ def simulate(model: Model, t_end: float | None = None, h: float | None = None, *
     return res
 
 
+def _controller(system, s: DynamicSettings, stepper: DynamicsStepper, state: StepState,
+                consistent: ConsistentAccelerations | None, res: Result, watch: EventWatch) -> Controller:
+    """The error-controlled stepping of a run with ``rtol`` (:mod:`.adaptive`)."""
+    q0 = np.abs(state.q).max(initial=0.0)
+    atol = s.atol if s.atol is not None else s.rtol * max(1.0, q0)
+    span = s.t_end - s.t_start
+    box = {"consistent": consistent}
+
+    def finish(new: StepState) -> StepState:
+        if box["consistent"] is None:
+            return new
+        new, box["consistent"] = _consistent(box["consistent"], new, res)
+        return new
+
+    def seen(new: StepState) -> None:
+        if watch:
+            res.events.extend(watch.step(new.t, new.q, new.v))
+
+    beta = s.integrator.coefficients()[2]
+    return Controller(ErrorControl(system, beta, s.rtol, atol, span), stepper.step, finish,
+                      h_first=min(s.h, 1e-3 * span), h_max=s.h, h_min=s.h_min if s.h_min is not None else 1e-10 * span,
+                      watch=seen)
+
+
 def _tolerance_notes(res: Result, s: DynamicSettings, accel_scale: float, force_scale: float) -> None:
     """Notes on a tolerance that is loose for this model: the absolute residual test's tol
     against the model's characteristic force, the scaled test's rtol itself."""
@@ -347,8 +382,8 @@ def _tolerance_notes(res: Result, s: DynamicSettings, accel_scale: float, force_
         res.note(f"the residual test's tol = {s.tol:g} is loose for this model, whose characteristic force is "
                  f"{force_scale:.3g} (relative {s.tol / force_scale:.2g}): Newton may stop with errors of that "
                  "relative size in q'' and λ; convergence = 'scaled' tests relative to the model's scales")
-    elif s.convergence == "scaled" and s.rtol > 1e-5:
-        res.note(f"rtol = {s.rtol:g} is loose: Newton stops with relative errors up to that size in q'' and λ")
+    elif s.convergence == "scaled" and s.newton_rtol > 1e-5:
+        res.note(f"newton_rtol = {s.newton_rtol:g} is loose: Newton stops with relative errors up to that size in q'' and λ")
 
 
 def _consistent(consistent: ConsistentAccelerations, state: StepState, res: Result):

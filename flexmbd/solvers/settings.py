@@ -369,12 +369,12 @@ class DynamicSettings(Settings):
     ``convergence``
         'scaled' (default): the estimated error of the iterate, θ/(1 − θ)·‖Δx‖ (θ the
         contraction of successive increments; Hairer & Wanner, Solving ODEs II, IV.8), in
-        q'' and in λ relative to their size, ≤ rtol:
-        ‖Δq''‖∞ ≤ rtol·max(a_c, ‖q''‖∞) and ‖Δλ‖∞ ≤ rtol·max(f_c, ‖λ‖∞), with the model's
+        q'' and in λ relative to their size, ≤ newton_rtol:
+        ‖Δq''‖∞ ≤ newton_rtol·max(a_c, ‖q''‖∞) and ‖Δλ‖∞ ≤ newton_rtol·max(f_c, ‖λ‖∞), with the model's
         characteristic acceleration a_c and force f_c from its initial state
         (:func:`~flexmbd.solvers.initial.characteristic_scales`).  It means the same for
         every model: a model in other force units iterates identically, and a tolerance
-        that rounding cannot meet (rtol < 1e-13) is refused.  'residual' (P1): ‖[F; Φ]‖₂ <
+        that rounding cannot meet (newton_rtol < 1e-13) is refused.  'residual' (P1): ‖[F; Φ]‖₂ <
         tol, an absolute test on newtons and metres mixed.  'increment' (P3): the
         configuration change of a Newton iteration, ‖Δq‖₂ = h²β' ‖Δq''‖₂ < tol; for stiff
         structures, whose residual cannot fall below the rounding noise of their internal
@@ -414,7 +414,7 @@ class DynamicSettings(Settings):
         check=_dynamic_integrator)
     tol: float = setting(1e-7, "Newton tolerance of the absolute tests: on the 2-norm of the residual (convergence "
                                "= residual) or of the configuration change of an iteration (increment)", gt=0)
-    rtol: float = setting(1e-8, "relative Newton tolerance of the scaled test (convergence = scaled): the estimated "
+    newton_rtol: float = setting(1e-8, "relative Newton tolerance of the scaled test (convergence = scaled): the estimated "
                                 "error of q'' and λ relative to their size (floors: the model's characteristic "
                                 "acceleration and force)", ge=1e-13, le=1e-2)
     max_iter: int = setting(25, _DOC_MAX_ITER, ge=1, le=10000)
@@ -425,7 +425,7 @@ class DynamicSettings(Settings):
         "newton", "Jacobian refresh: newton (every iteration), step (once a step), or an integer i (keep the "
                   "factorization until it has served i iterations)", check=_refresh)
     convergence: Literal["scaled", "residual", "increment"] = setting(
-        "scaled", "Newton convergence test: scaled (q'' and λ to rtol of their size, the same meaning in any "
+        "scaled", "Newton convergence test: scaled (q'' and λ to newton_rtol of their size, the same meaning in any "
                   "units), residual (P1: 2-norm of the residual < tol) or increment (P3: 2-norm of the "
                   "configuration change of an iteration < tol)")
     max_halvings: int = setting(4, "times a failed step is halved before the run stops", ge=0, le=20)
@@ -445,6 +445,16 @@ class DynamicSettings(Settings):
     baumgarte_beta: float = setting(10.0, "event-driven: Baumgarte β [1/s]", ge=0)
     theta: float = setting(0.5, "time-stepping: θ of the Moreau–Jean scheme (0 explicit … 1 implicit positions)",
                            ge=0, le=1)
+    rtol: Optional[float] = setting(
+        None, "error-controlled steps: the integrator's local error estimate of the coordinates is kept below "
+              "rtol·|q| + atol at every step, steps grow and shrink with it, and h becomes the output interval "
+              "(each multiple of h is reached exactly); None: fixed steps h", gt=0, le=0.1)
+    atol: Optional[float] = setting(
+        None, "absolute part of the error-controlled step's tolerance, in the coordinates' units (m, rad, …); "
+              "None: rtol × the model's characteristic length (the largest initial coordinate, at least 1)", gt=0)
+    h_min: Optional[float] = setting(
+        None, "error-controlled steps: the smallest step before the run stops with a diagnosis [s]; None: "
+              "1e-10 × (t_end − t_start)", gt=0)
     output_every: int = setting(1, "store every k-th step of the grid t_start + k h (and the last one): the results, "
                                    "the results file and its outputs hold those; per-step statistics are summed "
                                    "over the steps between them", ge=1)
