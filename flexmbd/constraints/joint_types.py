@@ -40,10 +40,11 @@ def _check_slots(kind, element, equations):
     for side, body in enumerate(element.bodies):
         if body is GROUND:
             continue
-        u = [slot[2] for eq in equations for term in eq.terms for slot in term
-             if isinstance(slot, tuple) and len(slot) == 3 and slot[0] == side and slot[1] in (POINT, VECTOR)]
-        if u:
-            kind.check_offsets([body.name] * len(u), u, element=element.name)
+        for mtype, check in ((POINT, kind.check_offsets), (VECTOR, kind.check_directions)):
+            u = [slot[2] for eq in equations for term in eq.terms for slot in term
+                 if isinstance(slot, tuple) and len(slot) == 3 and slot[0] == side and slot[1] == mtype]
+            if u:
+                check([body.name] * len(u), u, element=element.name)
 
 
 def build_dot_constraints(elements, system):
