@@ -110,3 +110,23 @@ solver: {t_end: 1.0, h: 0.01}
     assert "1 degrees of freedom" in out and f"{20.0 / (2 * np.pi):.6g}" in out and "a.x +1.00" in out
     assert main(["modes", str(tmp_path / "missing.yaml")]) == 2
     assert "flexmbd modes: error" in capsys.readouterr().err
+
+
+def test_beam_fixed_to_a_rigid_base_has_the_clamped_frequencies():
+    """A modal beam welded (fixed joint across kinds) to a rigid block that is welded to
+    ground: the clamped frequencies again, now through the mixed joint's Jacobian and
+    multiplier Hessian."""
+    sec = Section.rectangle(0.02, 0.01, **STEEL)
+    m = fm.Model(gravity=(0, 0, 0))
+    q0 = fm.quaternion_from_axis_angle((0, 1, 1), 0.5)
+    b = m.modal_beam(name="b", length=1.0, section=sec, ends="clamped-free", rotary_inertia=False, orientation=q0,
+                     position=(0.2, 0.1, 0.0), modes=dict(bending_y=2, bending_z=2, torsion=1))
+    base = m.rigid_body("base", mass=3.0, inertia=(0.1, 0.2, 0.3), position=(0.0, 0.0, 0.0))
+    m.fixed(GROUND, base, at=(0, 0, 0), name="ground_weld")
+    m.fixed(base, b, at=(0.2, 0.1, 0.0), name="weld")
+    modes = linear_modes(m)
+    cf = bending_roots("clamped-free", 2)
+    expect = np.sort(np.r_[cf ** 2 * np.sqrt(sec.EI3 / sec.rhoA), cf ** 2 * np.sqrt(sec.EI2 / sec.rhoA),
+                           np.pi / 2 * np.sqrt(sec.GJ / (sec.rhoI2 + sec.rhoI3))])
+    assert modes.dof == 5
+    np.testing.assert_allclose(modes.omega, expect, rtol=1e-9)

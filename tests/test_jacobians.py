@@ -22,7 +22,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import flexmbd as fm
-from flexmbd.constraints.dot import DotConstraintGroup
+from flexmbd.constraints.dot import DotConstraintGroup, MixedDotConstraintGroup
 from flexmbd.registry import element_types
 from flexmbd.system import System
 
@@ -153,7 +153,9 @@ def detached(g):
     d = copy.copy(g)
     d.dof_index = np.arange(g.dof_index.size).reshape(g.dof_index.shape)
     d.config_index = np.arange(g.config_index.size).reshape(g.config_index.shape)
-    if isinstance(g, DotConstraintGroup):
+    if isinstance(g, MixedDotConstraintGroup):
+        d = MixedDotConstraintGroup(g.kind_i, g.kind_j, g.equations, d.dof_index, g.laws, d.config_index)
+    elif isinstance(g, DotConstraintGroup):
         d = DotConstraintGroup(g.kind, g.equations, d.dof_index, g.laws, d.config_index)
     return d
 

@@ -540,7 +540,8 @@ class ModalBeamType(ElementType):
 
     def sample(self, model, a, b):
         """On spatial models: a modal beam with every direction's modes, damping and
-        stiffening, joined to a rigid body, to ground and loaded (markers of the modal kind)."""
+        stiffening, joined to rigid bodies (a spherical, a revolute, a fixed joint and a
+        driver across kinds), to ground and loaded (markers of the modal kind)."""
         if a.kind != SPATIAL:
             return
         from ..ground import GROUND
@@ -557,6 +558,10 @@ class ModalBeamType(ElementType):
                     name="f_flex")
         model.spherical(a, beam, at=beam.position + rot @ np.array([0.4, 0.0, 0.01]), name="sph_flex")
         model.revolute(GROUND, free, at=(0.6, 0.5, -0.2), axis=(0, 1, 1), name="rev_flex")
+        # joints and a driver between the rigid body and the modal beams (kinds side by side)
+        model.revolute(a, beam, at=beam.position + rot @ np.array([0.9, 0.01, 0.0]), axis=(1, 0, 1), name="rev_ab")
+        model.fixed(free, b, at=(0.7, 0.5, -0.2), name="fix_ba")
+        model.rotation_driver(a, free, axis=(0, 0, 1), angle=lambda t: 0.3 * t * t, name="drive_af")
 
 
 def _channel_states(kind, q, v):

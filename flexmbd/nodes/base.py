@@ -92,6 +92,9 @@ class NodeKind:
     #: parameterized ANCF) rather than a rotated frame: a ``fixed`` joint then makes the
     #: two sides' axes equal (9 equations) instead of keeping them perpendicular (3)
     gradient_axes: ClassVar[bool] = False
+    #: markers are an Euler-parameter frame's, x = R + A(p)(…) with q = [R, p, …] in a vector
+    #: space: joints join such nodes across kinds (a rigid body and a modal beam)
+    euler_frame: ClassVar[bool] = False
 
     # ----------------------------------------------------------------- identity
     @property
