@@ -24,7 +24,7 @@ from flexmbd.errors import ModelError
 from flexmbd.ground import GROUND
 from flexmbd.nodes import kind_from_key
 from flexmbd.nodes.beam_modes import BeamModes, bending_roots
-from flexmbd.timefunctions import UserFunction
+from flexmbd.examples.ffr_beams import LENGTH, SE3_OPTIONS, SPIN_SECTION, T_UP, hub_angle, spin_up_model, spin_up_tip
 
 STEEL = dict(E=2.1e11, nu=0.3, rho=7850.0)
 
@@ -175,48 +175,11 @@ def test_free_tumbling_conserves_energy_and_momenta():
 
 # --------------------------------------------------------------------------- spin-up
 
-OMEGA, T_UP, LENGTH = 4.0, 15.0, 10.0
-SPIN_SECTION = Section.user(EA=2.8e7, GA2=1e7, GA3=1e7, GJ=1.4e4, EI2=1.4e4, EI3=1.4e4, rhoA=1.2, rhoI2=6e-4,
-                            rhoI3=6e-4)
-
-
-def hub_angle():
-    """θ(t) of ω(t) = Ω/T (t − T/(2π) sin(2πt/T)) for t < T, Ω after."""
-    W, T = OMEGA, T_UP
-
-    def f(t):
-        if t < T:
-            return W / T * (t ** 2 / 2 + (T / (2 * np.pi)) ** 2 * (np.cos(2 * np.pi * t / T) - 1))
-        return W * T / 2 + W * (t - T)
-
-    def df(t):
-        return W / T * (t - T / (2 * np.pi) * np.sin(2 * np.pi * t / T)) if t < T else W
-
-    def ddf(t):
-        return W / T * (1 - np.cos(2 * np.pi * t / T)) if t < T else 0.0
-    return UserFunction(f, df, ddf)
-
-
 def spin_up(model_kind, t_end, h, stiffening=True):
-    """Tip deflection along the hub's rotating y axis, (t, v_tip)."""
-    m = fm.Model(gravity=(0, 0, 0))
-    angle = hub_angle()
-    if model_kind == "modal":
-        b = m.modal_beam(name="b", length=LENGTH, section=SPIN_SECTION, ends="clamped-free", modes=dict(bending_y=3),
-                         geometric_stiffening=stiffening)
-        node = b
-    else:
-        beam = m.beam("rod", section=SPIN_SECTION, elements=10, start=(0, 0, 0), end=(LENGTH, 0, 0),
-                      formulation="se3", e2=(0, 1, 0))
-        node = beam.first
-    m.revolute(GROUND, node, at=(0, 0, 0), axis=(0, 0, 1), name="hub")
-    m.rotation_driver(GROUND, node, axis=(0, 0, 1), angle=angle, name="drive")
-    res = m.simulate(t_end=t_end, h=h)
-    if model_kind == "modal":
-        return res, res["b.tip_deflection"][:, 1]
-    x = res["rod.last.position"]
-    a = np.array([angle(t) for t in res.t])
-    return res, -np.sin(a) * x[:, 0] + np.cos(a) * x[:, 1]
+    """Tip deflection along the hub's rotating y axis, (result, v_tip)."""
+    res = spin_up_model(model_kind, stiffening).simulate(t_end=t_end, h=h,
+                                                         **(SE3_OPTIONS if model_kind == "se3" else {}))
+    return res, (spin_up_tip(res, model_kind) if res.success or model_kind == "modal" else None)
 
 
 def test_spin_up_beam_with_and_without_geometric_stiffening():
