@@ -308,3 +308,26 @@ def test_static_sag_under_its_weight_converges_to_the_cantilever_formula():
         errors.append(abs(res["arm.tip_deflection"][-1][2] / ref - 1))
     assert 0.005 < errors[0] < 0.03 and errors[-1] < 1e-5
     assert all(b < a for a, b in zip(errors, errors[1:]))
+
+
+def test_pictures_draw_the_deformed_axis(tmp_path):
+    """The beam's axis in pictures (VTK, GIF) is a polyline of points on the deformed beam:
+    its end is the tip marker's position, not the rigid frame's."""
+    from flexmbd.io.results_h5 import load_result
+    from flexmbd.io.vtk import scene, write_vtk
+
+    sec = Section.rectangle(0.02, 0.01, E=7e9, nu=0.33, rho=2700)
+    m = fm.Model(gravity=(0, 0, -9.81))
+    arm = m.modal_beam(name="arm", length=1.0, ends="clamped-free", section=sec, modes=dict(bending_z=2),
+                       orientation=fm.quaternion_from_axis_angle((0, 0, 1), 0.5))
+    m.fixed(GROUND, arm, at=(0, 0, 0))
+    m.marker(arm, at=arm.position + fm.rotations.rotation_matrix(np.asarray(arm.orientation)) @ [1.0, 0, 0],
+             name="tip")
+    res = m.simulate(t_end=0.2, h=1e-3)
+    res.save(tmp_path / "arm.h5")
+    back = load_result(tmp_path / "arm.h5")
+    rows = np.array([0, 100, 200])
+    ends = scene(back, rows)["lines"][:, -1, 1]
+    np.testing.assert_allclose(ends, res["tip.position"][rows], rtol=0, atol=1e-12)
+    assert abs(res["tip.position"][-1, 2]) > 0.01
+    assert write_vtk(back, tmp_path / "vtk").endswith(".pvd")

@@ -510,6 +510,19 @@ class ModalBeamType(ElementType):
         out = element.spec.model_dump(mode="python", exclude_defaults=True)
         return {"name": out.pop("name"), **out}
 
+    #: segments of the beam's axis drawn in pictures
+    picture_segments = 16
+
+    def geometry(self, element):
+        """The beam's axis as a polyline of points on the beam (pictures place them with the
+        kind's markers, so they show the deformation)."""
+        node = element.nodes[0]
+        kind = node.kind
+        A = kind.orientation_matrix(np.asarray(node.orientation)[None])[0]
+        xi = np.linspace(kind.start, kind.start + kind.length, self.picture_segments + 1)
+        pts = node.position + xi[:, None] * A[:, 0]
+        return [("line", f"{element.name}.axis{k}", node, node, pts[k], pts[k + 1]) for k in range(len(xi) - 1)]
+
     # ------------------------------------------------------------------ outputs
     def outputs(self, element, system):
         names = ("modal_coordinates", "tip_deflection", "linear_momentum", "angular_momentum")

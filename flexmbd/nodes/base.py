@@ -95,6 +95,9 @@ class NodeKind:
     #: markers are an Euler-parameter frame's, x = R + A(p)(…) with q = [R, p, …] in a vector
     #: space: joints join such nodes across kinds (a rigid body and a modal beam)
     euler_frame: ClassVar[bool] = False
+    #: points move relative to the node's frame (a modal beam): pictures place them with
+    #: the kind's markers instead of the frame's pose
+    deformable: ClassVar[bool] = False
 
     # ----------------------------------------------------------------- identity
     @property

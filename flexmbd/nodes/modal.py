@@ -95,6 +95,7 @@ class ModalKind(NodeKind):
     name = "modal"
     marker_class = ModalMarkers
     euler_frame = True
+    deformable = True
 
     def __init__(self, ends: str, length: float, start: float, counts) -> None:
         if ends not in ENDS:
