@@ -331,3 +331,14 @@ def test_pictures_draw_the_deformed_axis(tmp_path):
     np.testing.assert_allclose(ends, res["tip.position"][rows], rtol=0, atol=1e-12)
     assert abs(res["tip.position"][-1, 2]) > 0.01
     assert write_vtk(back, tmp_path / "vtk").endswith(".pvd")
+
+
+def test_a_joint_to_a_far_ground_point_stays_finite():
+    """Ground's side of a joint is evaluated with the modal kind's markers at a global point
+    far off the beam (η = 0 there): the mode shapes are not extrapolated (no overflow)."""
+    m = fm.Model(gravity=(0, 0, 0))
+    b = m.modal_beam(name="b", length=1.0, section=Section.rectangle(0.02, 0.01, **STEEL), ends="free-free",
+                     modes=dict(bending_y=12), position=(500.0, 0, 0), velocity=(0, 1.0, 0))
+    m.distance(GROUND, b, at_i=(500.0, 10.0, 0), at_j=(500.0, 0, 0), name="tether")
+    res = m.simulate(t_end=0.05, h=1e-3)
+    assert res.success and np.all(np.isfinite(res.q))

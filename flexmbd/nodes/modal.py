@@ -129,7 +129,10 @@ class ModalKind(NodeKind):
     def shape_matrix(self, u) -> np.ndarray:
         """S(ū) (N, 3, n) at material points ū (N, 3) in the undeformed frame."""
         u = np.asarray(u, dtype=float).reshape(-1, 3)
-        s, y, z = u[:, 0] - self.start, u[:, 1], u[:, 2]
+        # points of bodies lie on the beam (check_offsets); ground's points, evaluated on
+        # ground's slot of this kind (η = 0), may lie anywhere: clipped so that the
+        # hyperbolic parts stay finite
+        s, y, z = np.clip(u[:, 0] - self.start, 0.0, self.length), u[:, 1], u[:, 2]
         (fu, fv, fw, ft), (_, dv, dw, _) = self.mode_values(s, 0), self.mode_values(s, 1)
         S = np.zeros((len(u), 3, self.n))
         sl = self.slices
