@@ -88,6 +88,14 @@ def test_modal_beam_clamped_and_free_frequencies():
     assert fm_.dof == 11
     assert np.all(fm_.omega[:6] < 1e-6 * elastic[0])
     np.testing.assert_allclose(fm_.omega[6:], elastic, rtol=1e-9)
+    # the same beam with P4's 3-1-3 Euler angles (no normalisation constraint): the same modes
+    e313 = fm.Model(gravity=(0, 0, 0))
+    e313.modal_beam(name="f", length=L, section=sec, ends="free-free", frame="center", rotary_inertia=False,
+                    modes=dict(axial=1, bending_y=2, bending_z=1, torsion=1), attitude="euler-313",
+                    orientation=fm.quaternion_from_axis_angle((1, 1, 0), 0.3))
+    m313 = linear_modes(e313)
+    assert m313.dof == 11 and np.all(m313.omega[:6] < 1e-6 * elastic[0])
+    np.testing.assert_allclose(m313.omega[6:], elastic, rtol=1e-9)
 
 
 def test_modes_command(tmp_path, capsys):

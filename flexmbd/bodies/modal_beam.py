@@ -46,10 +46,10 @@ from ..beams.sections import Section
 from ..errors import ModelError
 from ..groups import ConstraintGroup, ForceGroup, InertiaGroup
 from ..nodes.beam_modes import ENDS, gauss_rule
-from ..nodes.modal import C_L, FAMILIES, ModalKind
+from ..nodes.modal import FAMILIES, ModalKind
 from ..nodes import SPATIAL
 from ..registry import Element, ElementType, register
-from ..rotations import G_matrix, rotation_matrix
+from ..rotations import rotation_matrix
 from ..spec import Name, SpecBase, Vec3
 from .rigid import Body
 from .shapes import Orientation, _orientation
@@ -125,38 +125,30 @@ def rigid_properties(W: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
 
 # ------------------------------------------------------------------ channel kinematics
 
-def _channel_terms(kind, qb, vb=None, ab=None):
-    """C_l p and the bilinear forms of the channels (module docstring)."""
-    p = qb[:, 3:7]
-    Cp = np.einsum("lijk,nk->nlij", C_L, p)                      # C_l p   (N, 3, 3, 4)
-    Cpp = np.einsum("nlij,nj->nli", Cp, p)                       # C_l[p, p]
-    return p, Cp, Cpp
-
-
-def _jacobians(kind, qb, Cp, Cpp):
-    """J_c = ∂ρ_c/∂q (N, nc, 3, nv): ρ₀ = R, ρ_(l,a) = ê_a C_l[p, p]."""
-    N, n = len(qb), kind.n
-    e_hat = np.c_[np.ones(N), qb[:, 7:]]
+def _jacobians(kind, qb, a, da):
+    """J_c = ∂ρ_c/∂q (N, nc, 3, nv): ρ₀ = R, ρ_(l,a) = ê_a a_l(θ) (a_l: the l-th column of
+    A, ``da`` its derivatives (N, 3_l, 3_i, r))."""
+    N, n, r = len(qb), kind.n, kind.r
+    e_hat = np.c_[np.ones(N), qb[:, kind.eta]]
     J = np.zeros((N, 3, n + 1, 3, kind.nv))
-    J[..., 3:7] = 2.0 * e_hat[:, None, :, None, None] * Cp[:, :, None]
-    for a in range(1, n + 1):                                     # modes, not elements
-        J[:, :, a, :, 6 + a] = Cpp
+    J[..., 3:3 + r] = e_hat[:, None, :, None, None] * da[:, :, None]
+    for k in range(1, n + 1):                                     # modes, not elements
+        J[:, :, k, :, 2 + r + k] = a
     J0 = np.zeros((N, 1, 3, kind.nv))
     J0[:, 0, 0, 0] = J0[:, 0, 1, 1] = J0[:, 0, 2, 2] = 1.0
     return np.concatenate([J0, J.reshape(N, -1, 3, kind.nv)], axis=1), e_hat
 
 
-def _geometric(kind, G, e_hat, p):
+def _geometric(kind, G, e_hat, da, dda):
     """Σ_c ∂(J_cᵀ g_c)/∂q for channel vectors G (N, nc, 3) (the channels' second
     derivatives; channel 0 has none)."""
-    N, n = len(G), kind.n
+    N, n, r = len(G), kind.n, kind.r
     Gl = G[:, 1:].reshape(N, 3, n + 1, 3)
-    gC = np.einsum("nlai,lijk->nlajk", Gl, C_L)                  # g·C_l  (N, 3, n+1, 4, 4)
     K = np.zeros((N, kind.nv, kind.nv))
-    K[:, 3:7, 3:7] = 2.0 * np.einsum("na,nlajk->njk", e_hat, gC)
-    pe = 2.0 * np.einsum("nlajk,nk->nja", gC[:, :, 1:], p)      # (N, 4, n)
-    K[:, 3:7, 7:] = pe
-    K[:, 7:, 3:7] = np.swapaxes(pe, 1, 2)
+    K[:, 3:3 + r, 3:3 + r] = np.einsum("na,nlai,nlijk->njk", e_hat, Gl, dda)
+    te = np.einsum("nlai,nlij->nja", Gl[:, :, 1:], da)           # (N, r, n)
+    K[:, 3:3 + r, 3 + r:] = te
+    K[:, 3 + r:, 3:3 + r] = np.swapaxes(te, 1, 2)
     return K
 
 
@@ -172,48 +164,42 @@ class ModalInertiaGroup(InertiaGroup):
         self.config_index = np.asarray(config_index, dtype=int).reshape(-1, kind.nq)
         self.W = np.asarray(W, dtype=float).reshape(len(self.bodies), *W.shape[-2:])
 
-    def _rates(self, qb, vb, ab):
-        kind, n, N = self.kind, self.kind.n, len(qb)
-        p, Cp, Cpp = _channel_terms(kind, qb)
-        pd, pa = vb[:, 3:7], ab[:, 3:7]
-        Cd = np.einsum("lijk,nk->nlij", C_L, pd)
-        Ca = np.einsum("lijk,nk->nlij", C_L, pa)
-        Cpd = np.einsum("nlij,nj->nli", Cp, pd)
-        Cdd = np.einsum("nlij,nj->nli", Cd, pd)
-        Cpa = np.einsum("nlij,nj->nli", Cp, pa)
-        e_hat = np.c_[np.ones(N), qb[:, 7:]]
-        e_dot = np.c_[np.zeros(N), vb[:, 7:]]
-        e_dd = np.c_[np.zeros(N), ab[:, 7:]]
-        acc = (e_dd[:, None, :, None] * Cpp[:, :, None] + 4.0 * e_dot[:, None, :, None] * Cpd[:, :, None]
-               + e_hat[:, None, :, None] * (2.0 * Cdd + 2.0 * Cpa)[:, :, None])            # (N, 3, n+1, 3)
-        rdd = np.concatenate([ab[:, None, :3], acc.reshape(N, -1, 3)], axis=1)
-        return dict(p=p, Cp=Cp, Cpp=Cpp, Cd=Cd, Ca=Ca, Cpd=Cpd, Cdd=Cdd, Cpa=Cpa, e_hat=e_hat, e_dot=e_dot,
-                    e_dd=e_dd, rdd=rdd)
-
     def inertia_force(self, qb, vb, ab, jacobians=True):
-        kind, n, N, nv = self.kind, self.kind.n, len(qb), self.kind.nv
-        r = self._rates(qb, vb, ab)
-        Jc, e_hat = _jacobians(kind, qb, r["Cp"], r["Cpp"])
-        G = np.einsum("ncd,ndi->nci", self.W, r["rdd"])
+        kind, n, N, nv, r = self.kind, self.kind.n, len(qb), self.kind.nv, self.kind.r
+        a, da, dda, *rest = kind.attitude.derivatives(qb[:, 3:3 + r], 3 if jacobians else 2)
+        thd, thdd = vb[:, 3:3 + r], ab[:, 3:3 + r]
+        e_hat = np.c_[np.ones(N), qb[:, kind.eta]]
+        e_dot = np.c_[np.zeros(N), vb[:, kind.eta]]
+        e_dd = np.c_[np.zeros(N), ab[:, kind.eta]]
+        a_d = np.einsum("nlik,nk->nli", da, thd)                      # ȧ_l
+        dda_d = np.einsum("nlijk,nk->nlij", dda, thd)                 # ∂ȧ_l/∂θ
+        a_dd = np.einsum("nlij,nj->nli", dda_d, thd) + np.einsum("nlik,nk->nli", da, thdd)   # ä_l
+        acc = (e_dd[:, None, :, None] * a[:, :, None] + 2.0 * e_dot[:, None, :, None] * a_d[:, :, None]
+               + e_hat[:, None, :, None] * a_dd[:, :, None])                                  # (N, 3, n+1, 3)
+        rdd = np.concatenate([ab[:, None, :3], acc.reshape(N, -1, 3)], axis=1)
+        Jc, _ = _jacobians(kind, qb, a, da)
+        G = np.einsum("ncd,ndi->nci", self.W, rdd)
         F = np.einsum("ncik,nci->nk", Jc, G)
         if not jacobians:
             return F, None, None, None
+        ddda = rest[0]
         M = np.einsum("ncik,ncil->nkl", Jc, np.einsum("ncd,ndik->ncik", self.W, Jc))
-        ed, edd = r["e_dot"], r["e_dd"]
+        # ∂ä_l/∂θ_m = ∂³a[θ̇, θ̇, m] + ∂²a[θ̈, m]
+        a_dd_q = np.einsum("nlijkm,nj,nk->nlim", ddda, thd, thd) + np.einsum("nlijm,nj->nlim", dda, thdd)
         dq = np.zeros((N, 3, n + 1, 3, nv))
-        dq[..., 3:7] = (2.0 * edd[:, None, :, None, None] * r["Cp"][:, :, None]
-                        + 4.0 * ed[:, None, :, None, None] * r["Cd"][:, :, None]
-                        + 2.0 * e_hat[:, None, :, None, None] * r["Ca"][:, :, None])
+        dq[..., 3:3 + r] = (e_dd[:, None, :, None, None] * da[:, :, None] + 2.0 * e_dot[:, None, :, None, None]
+                            * dda_d[:, :, None] + e_hat[:, None, :, None, None] * a_dd_q[:, :, None])
         dv = np.zeros((N, 3, n + 1, 3, nv))
-        dv[..., 3:7] = (4.0 * ed[:, None, :, None, None] * r["Cp"][:, :, None]
-                        + 4.0 * e_hat[:, None, :, None, None] * r["Cd"][:, :, None])
-        for a in range(1, n + 1):                                  # modes, not elements
-            dq[:, :, a, :, 6 + a] = 2.0 * r["Cdd"] + 2.0 * r["Cpa"]
-            dv[:, :, a, :, 6 + a] = 4.0 * r["Cpd"]
+        dv[..., 3:3 + r] = (2.0 * e_dot[:, None, :, None, None] * da[:, :, None]
+                            + 2.0 * e_hat[:, None, :, None, None] * dda_d[:, :, None])
+        for k in range(1, n + 1):                                  # modes, not elements
+            dq[:, :, k, :, 2 + r + k] = a_dd
+            dv[:, :, k, :, 2 + r + k] = 2.0 * a_d
         zero = np.zeros((N, 1, 3, nv))
         dq = np.concatenate([zero, dq.reshape(N, -1, 3, nv)], axis=1)
         dv = np.concatenate([zero, dv.reshape(N, -1, 3, nv)], axis=1)
-        K = np.einsum("ncik,ncil->nkl", Jc, np.einsum("ncd,ndil->ncil", self.W, dq)) + _geometric(kind, G, e_hat, r["p"])
+        K = (np.einsum("ncik,ncil->nkl", Jc, np.einsum("ncd,ndil->ncil", self.W, dq))
+             + _geometric(kind, G, e_hat, da, dda))
         D = np.einsum("ncik,ncil->nkl", Jc, np.einsum("ncd,ndil->ncil", self.W, dv))
         return F, K, D, M
 
@@ -222,13 +208,7 @@ class ModalInertiaGroup(InertiaGroup):
         return self.inertia_force(qb, z, z)[3]
 
     def element_kinetic_energy(self, qb, vb):
-        N = len(qb)
-        p, Cp, Cpp = _channel_terms(self.kind, qb)
-        Cpd = np.einsum("nlij,nj->nli", Cp, vb[:, 3:7])
-        e_hat = np.c_[np.ones(N), qb[:, 7:]]
-        e_dot = np.c_[np.zeros(N), vb[:, 7:]]
-        rate = e_dot[:, None, :, None] * Cpp[:, :, None] + 2.0 * e_hat[:, None, :, None] * Cpd[:, :, None]
-        rd = np.concatenate([vb[:, None, :3], rate.reshape(N, -1, 3)], axis=1)
+        _, rd = _channel_states(self.kind, qb, vb)
         return 0.5 * np.einsum("nci,ncd,ndi->n", rd, self.W, rd)
 
 
@@ -248,43 +228,41 @@ class ModalElasticGroup(ForceGroup):
         self.s = np.asarray(stiffening, dtype=float)
 
     def _spin(self, q, v):
-        """ω⊥² (N,), ∂ω⊥²/∂p and ∂ω⊥²/∂ṗ (N, 4) with ω' = 2 G(p) ṗ = −2 G(ṗ) p."""
-        p, pd = q[:, 3:7], v[:, 3:7]
-        Gp, Gd = G_matrix(p), G_matrix(pd)
-        w = 2.0 * np.einsum("nij,nj->ni", Gp, pd)
+        """ω⊥² (N,) and its derivatives with respect to the attitude coordinates and their
+        rates (N, r), from the frame's body angular velocity ω' (``ModalKind.body_omega``)."""
+        w, dw, dwd = self.kind.body_omega(q, v)
         w2 = w[:, 1] ** 2 + w[:, 2] ** 2
-        dp = 2.0 * np.einsum("ni,nij->nj", w[:, 1:], -2.0 * Gd[:, 1:])
-        dpd = 2.0 * np.einsum("ni,nij->nj", w[:, 1:], 2.0 * Gp[:, 1:])
-        return w2, dp, dpd
+        return w2, 2.0 * np.einsum("ni,nij->nj", w[:, 1:], dw[:, 1:]), 2.0 * np.einsum("ni,nij->nj", w[:, 1:], dwd[:, 1:])
 
     def evaluate(self, qe, ve, t, jacobians=True):
         q, v = qe[self.config_index], ve[self.dof_index]
-        eta, etad = q[:, 7:], v[:, 7:]
+        e, r = self.kind.eta, self.kind.r
+        eta, etad = q[:, e], v[:, e]
         w2, dp, dpd = self._spin(q, v)
         sw = self.s * w2
         KGe = np.einsum("nij,nj->ni", self.KG, eta)
         Q = np.zeros(q.shape)
-        Q[:, 7:] = -np.einsum("nij,nj->ni", self.K, eta) - sw[:, None] * KGe - np.einsum("nij,nj->ni", self.C, etad)
+        Q[:, e] = -np.einsum("nij,nj->ni", self.K, eta) - sw[:, None] * KGe - np.einsum("nij,nj->ni", self.C, etad)
         if not jacobians:
             return Q, None, None
         N, nv = q.shape
         Kq = np.zeros((N, nv, nv))
-        Kq[:, 7:, 7:] = -self.K - sw[:, None, None] * self.KG
-        Kq[:, 7:, 3:7] = -self.s[:, None, None] * KGe[:, :, None] * dp[:, None, :]
+        Kq[:, e, e] = -self.K - sw[:, None, None] * self.KG
+        Kq[:, e, 3:3 + r] = -self.s[:, None, None] * KGe[:, :, None] * dp[:, None, :]
         Dq = np.zeros((N, nv, nv))
-        Dq[:, 7:, 7:] = -self.C
-        Dq[:, 7:, 3:7] = -self.s[:, None, None] * KGe[:, :, None] * dpd[:, None, :]
+        Dq[:, e, e] = -self.C
+        Dq[:, e, 3:3 + r] = -self.s[:, None, None] * KGe[:, :, None] * dpd[:, None, :]
         return Q, Kq, Dq
 
     def potential_energy(self, qe, t):
-        eta = qe[self.config_index][:, 7:]
+        eta = qe[self.config_index][:, self.kind.eta]
         return float(0.5 * np.einsum("ni,nij,nj->", eta, self.K, eta))
 
     def dissipation_power(self, qe, ve, t, lam=None):
         """η̇ᵀ C η̇ and the power s ω⊥² ηᵀ K_G η̇ drawn by the velocity-dependent centrifugal
         stiffening force (it has no potential), so that the energy balance closes."""
         q, v = qe[self.config_index], ve[self.dof_index]
-        eta, etad = q[:, 7:], v[:, 7:]
+        eta, etad = q[:, self.kind.eta], v[:, self.kind.eta]
         w2, _, _ = self._spin(q, v)
         return float(np.einsum("ni,nij,nj->", etad, self.C, etad)
                      + np.sum(self.s * w2 * np.einsum("ni,nij,nj->n", eta, self.KG, etad)))
@@ -306,20 +284,17 @@ class ModalWeightGroup(ForceGroup):
 
     def evaluate(self, qe, ve, t, jacobians=True):
         q = qe[self.config_index]
-        p, Cp, Cpp = _channel_terms(self.kind, q)
-        Jc, e_hat = _jacobians(self.kind, q, Cp, Cpp)
+        r = self.kind.r
+        a, da, dda = self.kind.attitude.derivatives(q[:, 3:3 + r], 2)
+        Jc, e_hat = _jacobians(self.kind, q, a, da)
         G = self.S[:, :, None] * self.g[None, None, :]
         Q = np.einsum("ncik,nci->nk", Jc, G)
-        return Q, (_geometric(self.kind, G, e_hat, p) if jacobians else None), None
+        return Q, (_geometric(self.kind, G, e_hat, da, dda) if jacobians else None), None
 
     def potential_energy(self, qe, t):
         q = qe[self.config_index]
-        p, Cp, Cpp = _channel_terms(self.kind, q)
-        N, n = len(q), self.kind.n
-        e_hat = np.c_[np.ones(N), q[:, 7:]]
-        pos = (e_hat[:, None, :, None] * Cpp[:, :, None]).reshape(N, -1, 3)
-        first = self.S[:, 0, None] * q[:, :3] + np.einsum("nc,nci->ni", self.S[:, 1:], pos)
-        return float(-np.sum(first @ self.g))
+        rho, _ = _channel_states(self.kind, q, np.zeros(q.shape))
+        return float(-np.sum(np.einsum("nc,nci->ni", self.S, rho) @ self.g))
 
 
 class ModalNormalizationGroup(ConstraintGroup):
@@ -390,6 +365,10 @@ class ModalBeamSpec(SpecBase):
         description="boundary conditions of the modes: clamped-free (cantilever on the frame at the beam's start), "
                     "pinned-pinned (frame through both ends), free-free (frame at its mean position)")
     modes: ModeCounts = Field(description="number of modes per direction")
+    attitude: Literal["euler-parameters", "euler-313"] = Field(
+        "euler-parameters", description="coordinates of the frame's attitude: euler-parameters (4, with their "
+                                        "normalisation constraint) or euler-313 (P4's 3-1-3 Euler angles φ, θ, ψ; "
+                                        "singular when the frame's z axis is along the global z axis)")
     frame: Literal["start", "center"] = Field("start", description="where the frame origin is on the beam axis: its "
                                                                    "start or its centre")
     position: Vec3 = Field([0.0, 0.0, 0.0], description="initial position of the frame origin [m]")
@@ -449,7 +428,8 @@ def build_modal_beams(elements, system):
                                             [e.data["stiffening"] for e in mine]))
         if np.any(gravity != 0):
             groups.append(ModalWeightGroup(kind, bodies, dofs, cfgs, W[:, 0, :], gravity))
-        groups.append(ModalNormalizationGroup(kind, bodies, dofs, cfgs))
+        if kind.attitude.name == "euler-parameters":
+            groups.append(ModalNormalizationGroup(kind, bodies, dofs, cfgs))
     return groups
 
 
@@ -475,7 +455,7 @@ class ModalBeamType(ElementType):
                              element=name, key="section")
         L = float(spec.length)
         counts = (spec.modes.axial, spec.modes.bending_y, spec.modes.bending_z, spec.modes.torsion)
-        kind = ModalKind(spec.ends, L, 0.0 if spec.frame == "start" else -0.5 * L, counts)
+        kind = ModalKind(spec.ends, L, 0.0 if spec.frame == "start" else -0.5 * L, counts, spec.attitude)
         for key in ("modal_coordinates", "modal_velocities"):
             val = getattr(spec, key)
             if val is not None and len(val) != kind.n:
@@ -493,6 +473,10 @@ class ModalBeamType(ElementType):
         kdiag, mdiag = np.diag(inv["K"]), np.diag(inv["Mff"])
         C = np.diag(2.0 * spec.damping_ratio * np.sqrt(kdiag * mdiag))
         p = np.array([1.0, 0, 0, 0]) if spec.orientation is None else spec.orientation.quaternion_value()
+        if spec.attitude == "euler-313" and abs(rotation_matrix(p)[2, 2]) > 1.0 - 1e-8:
+            raise ModelError(f"{what}: 3-1-3 Euler angles are singular for this orientation (the frame's z axis "
+                             "along the global z axis): choose another orientation or attitude euler-parameters",
+                             element=name, key="orientation")
         node = ModalBeamNode(name, kind, mass, J, np.array(spec.position, dtype=float), p,
                              np.array(spec.velocity, dtype=float), np.array(spec.angular_velocity, dtype=float))
         node.modal_coordinates = None if spec.modal_coordinates is None else np.array(spec.modal_coordinates)
@@ -537,7 +521,7 @@ class ModalBeamType(ElementType):
         σ = E ε at the stress points (steps, k)."""
         node = element.nodes[0]
         kind = node.kind
-        eta = result.q[:, result.system.config_slice(node)][:, 7:]
+        eta = result.q[:, result.system.config_slice(node)][:, kind.eta]
         if what == "modal_coordinates":
             return eta
         if what == "tip_deflection":
@@ -575,17 +559,27 @@ class ModalBeamType(ElementType):
         model.revolute(a, beam, at=beam.position + rot @ np.array([0.9, 0.01, 0.0]), axis=(1, 0, 1), name="rev_ab")
         model.fixed(free, b, at=(0.7, 0.5, -0.2), name="fix_ba")
         model.rotation_driver(a, free, axis=(0, 0, 1), angle=lambda t: 0.3 * t * t, name="drive_af")
+        # P4's 3-1-3 Euler angles: inertia, stiffening, weight, a torque, joints across kinds
+        angles = model.modal_beam(name="flex_313", length=0.9, section=sec, ends="pinned-pinned", attitude="euler-313",
+                                  modes=dict(axial=1, bending_y=1, bending_z=2, torsion=1), position=(-0.3, 0.4, 0.1),
+                                  orientation=rot.T, damping_ratio=0.02, angular_velocity=(0.5, -1.0, 2.0),
+                                  modal_coordinates=[0.001, 0.02, -0.01, 0.01, 0.05])
+        model.torque(angles, (0.2, -0.1, 0.3), name="torque_313")
+        model.torque(angles, (0.1, 0.3, -0.2), body_fixed=True, name="torque_313_body")
+        model.revolute(b, angles, at=(-0.3, 0.4, 0.1), axis=(1, 1, 0), name="rev_313")
+        model.spring_damper(GROUND, angles, at_i=(0.0, 1.0, 0.0), at_j=angles.position + rot.T @ [0.5, 0.0, 0.01],
+                            k=20.0, c=0.5, name="sd_313")
 
 
 def _channel_states(kind, q, v):
     """ρ_c and ρ̇_c (N, nc, 3) of every channel (module docstring)."""
-    N = len(q)
-    p, Cp, Cpp = _channel_terms(kind, q)
-    Cpd = np.einsum("nlij,nj->nli", Cp, v[:, 3:7])
-    e_hat = np.c_[np.ones(N), q[:, 7:]]
-    e_dot = np.c_[np.zeros(N), v[:, 7:]]
-    pos = (e_hat[:, None, :, None] * Cpp[:, :, None]).reshape(N, -1, 3)
-    rate = (e_dot[:, None, :, None] * Cpp[:, :, None] + 2.0 * e_hat[:, None, :, None] * Cpd[:, :, None]).reshape(N, -1, 3)
+    N, r = len(q), kind.r
+    a, da = kind.attitude.derivatives(q[:, 3:3 + r], 1)
+    a_d = np.einsum("nlik,nk->nli", da, v[:, 3:3 + r])
+    e_hat = np.c_[np.ones(N), q[:, kind.eta]]
+    e_dot = np.c_[np.zeros(N), v[:, kind.eta]]
+    pos = (e_hat[:, None, :, None] * a[:, :, None]).reshape(N, -1, 3)
+    rate = (e_dot[:, None, :, None] * a[:, :, None] + e_hat[:, None, :, None] * a_d[:, :, None]).reshape(N, -1, 3)
     return np.concatenate([q[:, None, :3], pos], axis=1), np.concatenate([v[:, None, :3], rate], axis=1)
 
 
