@@ -65,7 +65,7 @@ def main(argv=None):
     ax.set_ylabel("tip deflection in the rotating frame [m]")
     ax.set_title("spin-up beam (Ω = 4 rad/s reached at T = 15 s)")
     ax.axvline(15.0, color="0.7", lw=0.8)
-    ax.legend(loc="upper right", fontsize=8)
+    ax.legend(loc="center right", fontsize=8)
     ax.grid(alpha=0.3)
     t0, tip0 = rows["modal beam, 3 modes, no stiffening"][:2]
     bx.semilogy(t0, np.abs(tip0), "C3-", label="modal beam, no stiffening")
