@@ -35,17 +35,17 @@ derivatives with respect to p, ṗ through ω' = 2 G(p) ṗ.
 """
 from __future__ import annotations
 
-from typing import Literal, Optional
+from typing import Annotated, Literal, Optional
 
 import numpy as np
-from pydantic import ConfigDict, Field, field_validator
+from pydantic import BeforeValidator, ConfigDict, Field, field_validator
 
 from ..beams.builder import BeamSection
 from ..beams.section_specs import beam_section
 from ..beams.sections import Section
 from ..errors import ModelError
 from ..groups import ConstraintGroup, ForceGroup, InertiaGroup
-from ..nodes.beam_modes import ENDS, gauss_rule
+from ..nodes.beam_modes import gauss_rule
 from ..nodes.modal import FAMILIES, ModalKind
 from ..nodes import SPATIAL
 from ..registry import Element, ElementType, register
@@ -53,8 +53,6 @@ from ..rotations import rotation_matrix
 from ..spec import Name, SpecBase, Vec3
 from .rigid import Body
 from .shapes import Orientation, _orientation
-from pydantic import BeforeValidator
-from typing import Annotated
 
 
 # ------------------------------------------------------------------ shape integrals
@@ -406,7 +404,10 @@ def _modulus(section, name):
 
 class ModalBeamNode(Body):
     """The node of a modal beam (a :class:`~flexmbd.bodies.rigid.Body` whose kind is a
-    :class:`~flexmbd.nodes.modal.ModalKind`), with its initial modal coordinates."""
+    :class:`~flexmbd.nodes.modal.ModalKind`), with its initial modal coordinates; its
+    ``position`` is the frame origin's, ``mass`` and ``inertia`` those of the undeformed
+    beam, the inertia about the frame origin (not the centre of mass, unless
+    ``frame: center``)."""
 
 
 def build_modal_beams(elements, system):

@@ -33,7 +33,7 @@ import numpy as np
 from ..errors import ModelError
 from ..lie import quat_from_matrix
 from ..rotations import CHAT, DE, DG, E_matrix, G_matrix, rotation_matrix
-from .base import POINT, MarkerSet, NodeKind
+from .base import MarkerSet, NodeKind
 from .beam_modes import ENDS, BeamModes
 
 #: C_l[i, j, k] = CHAT[i, j, k, l]: (A(p) x)_i = Σ_l x_l C_l[i, j, k] p_j p_k
@@ -97,7 +97,6 @@ class Euler313Attitude:
     identity = np.zeros(3)
 
     def derivatives(self, th, order):
-        N = len(th)
         cache = {}
 
         def D(counts):
