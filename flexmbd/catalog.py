@@ -17,6 +17,7 @@ from .registry import set_module_order
 
 ELEMENT_MODULES = (
     "flexmbd.bodies.rigid",
+    "flexmbd.bodies.modal_beam",
     "flexmbd.beams.builder",
     "flexmbd.constraints.joint_types",
     "flexmbd.constraints.gear",

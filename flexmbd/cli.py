@@ -287,7 +287,7 @@ examples:
 
 
 def _add_model_commands(sub) -> None:
-    """The model-file commands: ``run`` and ``schema``."""
+    """The model-file commands: ``run``, ``modes`` and ``schema``."""
     fmt = argparse.RawDescriptionHelpFormatter
     p_run = sub.add_parser(
         "run",
@@ -315,6 +315,21 @@ def _add_model_commands(sub) -> None:
                             "to FILE ('-': standard output) and stop, without running")
     p_run.set_defaults(handler=cmd_run)
 
+    p_modes = sub.add_parser(
+        "modes",
+        help="natural frequencies, damping ratios and mode shapes of a model file",
+        description="Linearise a model file about its initial state (or its static equilibrium) and print the "
+                    "natural frequencies, damping ratios and largest mode-shape entries of the constrained "
+                    "system (null-space projection of the linearised index-3 equations).",
+        epilog="examples:\n  flexmbd modes pendulum.yaml\n  flexmbd modes arm.yaml --static --count 6\n",
+        formatter_class=fmt,
+    )
+    p_modes.add_argument("model", metavar="MODEL", help="model file (.yaml, .yml or .json)")
+    p_modes.add_argument("--static", action="store_true",
+                         help="linearise about the static equilibrium (default: the initial state)")
+    p_modes.add_argument("--count", type=int, metavar="N", help="print the N lowest modes only")
+    p_modes.set_defaults(handler=cmd_modes)
+
     p_schema = sub.add_parser(
         "schema",
         help="print the JSON Schema of model files",
@@ -334,6 +349,31 @@ def _positive_float(text: str) -> float:
     if not math.isfinite(v) or v <= 0:
         raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
     return v
+
+
+def cmd_modes(args: argparse.Namespace) -> int:
+    """Print the linearised modes of a model file: 0 done, 1 failed, 2 bad model."""
+    from flexmbd.errors import ModelError
+    from flexmbd.io.model_file import ModelFileError, load_model_file
+    from flexmbd.solvers.modes import linear_modes
+
+    if args.count is not None and args.count < 1:
+        raise CLIError(f"{PROG} modes: error: --count must be at least 1, got {args.count}", 2)
+    try:
+        model = load_model_file(args.model).model
+    except ModelFileError as exc:
+        raise CLIError(f"{PROG} modes: error: {exc}", 2)
+    try:
+        modes = linear_modes(model, "static" if args.static else "initial")
+    except ModelError as exc:
+        raise CLIError(f"{PROG} modes: error: {exc}", 1)
+    except (KeyboardInterrupt, BrokenPipeError, MemoryError):
+        raise
+    except Exception as exc:  # noqa: BLE001 - never a traceback; this is a bug to report
+        raise CLIError(f"{PROG} modes: internal error with {args.model}: {type(exc).__name__}: {exc} "
+                       "(please report this with the model file)", 1)
+    print(modes.table(args.count))
+    return 0
 
 
 def cmd_schema(args: argparse.Namespace) -> int:

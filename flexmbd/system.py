@@ -239,7 +239,8 @@ class System:
             p = np.array([b.orientation for b in bs], dtype=float)
             xd = np.array([b.velocity for b in bs], dtype=float)
             w = np.array([b.angular_velocity for b in bs], dtype=float)
-            q[qi], v[vi] = kind.initial_state(x, p, xd, w, self._rotation0[[b.index for b in bs]])
+            q[qi], v[vi] = kind.initial_coordinates(bs, *kind.initial_state(x, p, xd, w,
+                                                                            self._rotation0[[b.index for b in bs]]))
         return q, v
 
     # ================================================================ groups

@@ -22,7 +22,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import flexmbd as fm
-from flexmbd.constraints.dot import DotConstraintGroup
+from flexmbd.constraints.dot import DotConstraintGroup, MixedDotConstraintGroup
 from flexmbd.registry import element_types
 from flexmbd.system import System
 
@@ -153,13 +153,22 @@ def detached(g):
     d = copy.copy(g)
     d.dof_index = np.arange(g.dof_index.size).reshape(g.dof_index.shape)
     d.config_index = np.arange(g.config_index.size).reshape(g.config_index.shape)
-    if isinstance(g, DotConstraintGroup):
+    if isinstance(g, MixedDotConstraintGroup):
+        d = MixedDotConstraintGroup(g.kind_i, g.kind_j, g.equations, d.dof_index, g.laws, d.config_index)
+    elif isinstance(g, DotConstraintGroup):
         d = DotConstraintGroup(g.kind, g.equations, d.dof_index, g.laws, d.config_index)
     return d
 
 
 def plus(kind, X, D):
-    """X ⊕ D for element rows X (n_el, k nq) of k bodies and increments D (n_el, k nv)."""
+    """X ⊕ D for element rows X (n_el, k nq) of k bodies and increments D (n_el, k nv);
+    ``kind`` a tuple: the kinds of the sides of a group joining different kinds (``side_kinds``)."""
+    if isinstance(kind, tuple):
+        out, cq, cv = [], 0, 0
+        for k in kind:
+            out.append(plus(k, X[:, cq:cq + k.nq], D[:, cv:cv + k.nv]))
+            cq, cv = cq + k.nq, cv + k.nv
+        return np.hstack(out)
     n_el = X.shape[0]
     Xb = X.reshape(n_el, -1, kind.nq)
     Db = D.reshape(n_el, -1, kind.nv)
@@ -169,7 +178,7 @@ def plus(kind, X, D):
 def central_incr(f, kind, X, eps=1e-6):
     """d f(X ⊕ ε e_j)[e] / dε for all elements e: X (n_el, k nq) -> (n_el, ..., k nv)."""
     f0 = np.asarray(f(X))
-    m = X.shape[1] // kind.nq * kind.nv
+    m = sum(k.nv for k in kind) if isinstance(kind, tuple) else X.shape[1] // kind.nq * kind.nv
     out = np.empty(f0.shape + (m,))
     for j in range(m):
         D = np.zeros((X.shape[0], m))
@@ -264,7 +273,7 @@ def test_constraint_derivatives(kind, seed, t):
     for g0 in sys.constraint_groups:
         g = detached(g0)
         X, V = qe[g0.config_index], ve[g0.dof_index]
-        kd = g.kind             # dot products of every kind; Euler-parameter normalisation; ANCF rigidity
+        kd = getattr(g, "side_kinds", None) or g.kind   # dot products of every kind; Euler-parameter normalisation; ANCF rigidity
         lam = rng.standard_normal(len(g))
         what = [f"{o} ({lab})" for o, lab in zip(g.owner, g.label)]
         Phi, Jq = g.evaluate(X.ravel(), t)

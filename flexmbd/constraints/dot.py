@@ -267,3 +267,98 @@ class DotConstraintGroup(ConstraintGroup):
         phi_qt_v = np.einsum("nk,nkj,nj->n", dw, grad, vl)
         phi_tt = np.einsum("nk,nk->n", ddw, d) - dds
         return -np.einsum("nk,nk->n", w, quad) - 2 * phi_qt_v - phi_tt
+
+
+class MixedDotConstraintGroup(DotConstraintGroup):
+    """Dot-product equations between a node of kind ``kind_i`` (side 0) and one of another
+    vector kind ``kind_j`` (side 1): a rigid body and a floating-frame modal beam, say.
+    The equations are the same (module docstring); each side's markers are its own kind's
+    (``x``, ``J``, ``contract``, ``dJv``), their Jacobians side by side in the columns
+    [node i's coordinates, node j's] (``side_kinds``).  Both kinds are vector kinds
+    (q ⊕ Δ = q + Δ)."""
+
+    def __init__(self, kind_i, kind_j, equations, dof_index, laws=(), config_index=None):
+        if not (kind_i.additive and kind_j.additive):
+            raise ValueError("mixed dot-product joints join vector kinds only")
+        self.kind_i, self.kind_j = kind_i, kind_j
+        self.side_kinds = (kind_i, kind_j)
+        self.kind = kind_i if kind_i.nv >= kind_j.nv else kind_j
+        ni, nj = kind_i.nv, kind_j.nv
+        self.ni, self.nj = ni, nj
+        self.equations = list(equations)
+        n = len(self.equations)
+        self.dof_index = np.asarray(dof_index, dtype=int).reshape(n, ni + nj)
+        self.config_index = self.dof_index if config_index is None else np.asarray(config_index, int).reshape(n, ni + nj)
+        self.laws = list(laws)
+        empty = [NO_SLOT] * 4
+        slots = [slot for eq in self.equations for term in (eq.terms + [empty, empty])[:2] for slot in term]
+        side = np.array([slot[0] for slot in slots], dtype=int).reshape(n, 2, 2, 2)
+        mtype = np.array([slot[1] for slot in slots], dtype=int).reshape(n, 2, 2, 2)
+        u = np.fromiter(chain.from_iterable(slot[2] for slot in slots), dtype=float,
+                        count=3 * len(slots)).reshape(-1, 3)
+        self.side = side
+        self.sign = np.array([1.0, -1.0])[None, None, None, :] * (mtype != ZERO)
+        sd, mt = side.reshape(-1), mtype.reshape(-1)
+        self.markers_i = kind_i.markers(u, np.where(sd == 0, mt, ZERO))
+        self.markers_j = kind_j.markers(u, np.where(sd == 1, mt, ZERO))
+        rows = np.repeat(np.arange(n), 8)
+        self.slot_cfg = (self.config_index[:, :ni][rows], self.config_index[:, ni:][rows])
+        self.slot_vels = (self.dof_index[:, :ni][rows], self.dof_index[:, ni:][rows])
+        self.w0 = np.array([eq.weights for eq in self.equations], dtype=float).reshape(n, 2)
+        self.s0 = np.array([eq.target for eq in self.equations], dtype=float)
+        self.owner = [eq.owner for eq in self.equations]
+        self.label = [eq.label for eq in self.equations]
+
+    def compiled_slot(self):
+        from ..groups import Unsupported
+        raise Unsupported("joints between nodes of different kinds have no compiled kernel")
+
+    def subset(self, keep):
+        keep = np.flatnonzero(keep)
+        remap = {old: new for new, old in enumerate(keep)}
+        laws = [TimeLaw(remap[tl.index], tl.law) for tl in self.laws if tl.index in remap]
+        return MixedDotConstraintGroup(self.kind_i, self.kind_j, [self.equations[i] for i in keep],
+                                       self.dof_index[keep], laws, self.config_index[keep])
+
+    def _slots(self, qe):
+        n = len(self)
+        qi, qj = qe[self.slot_cfg[0]], qe[self.slot_cfg[1]]
+        xi, Ji = self.markers_i.evaluate(qi)
+        xj, Jj = self.markers_j.evaluate(qj)
+        x = (xi + xj).reshape(n, 2, 2, 2, 3) * self.sign[..., None]
+        Jl = np.concatenate([Ji, Jj], axis=2).reshape(n, 2, 2, 2, 3, self.ni + self.nj) * self.sign[..., None, None]
+        return (qi, qj), x, Jl
+
+    def assemble(self, qe, t, lam, hessian=True):
+        n, ni = len(self), self.ni
+        w, _, _, s, _, _ = self._time_terms(t)
+        (qi, qj), X, Y, JX, JY, d, grad = self._dots(qe)
+        phi = np.einsum("nk,nk->n", w, d) - s
+        Jq = np.einsum("nk,nkj->nj", w, grad)
+        if not hessian:
+            return phi, Jq, None
+        wl = w * lam[:, None]
+        H = np.einsum("nk,nkia,nkib->nab", wl, JX, JY)
+        H = H + H.transpose(0, 2, 1)
+        other = np.stack([Y, X], axis=2)
+        g = ((other[:, :, :, None, :] * self.sign[..., None]) * wl[:, :, None, None, None]).reshape(-1, 3)
+        H[:, :ni, :ni] += self.markers_i.contract(qi, g).reshape(n, 8, ni, ni).sum(axis=1)
+        H[:, ni:, ni:] += self.markers_j.contract(qj, g).reshape(n, 8, self.nj, self.nj).sum(axis=1)
+        return phi, Jq, H
+
+    def gamma(self, qe, ve, t):
+        n = len(self)
+        w, dw, ddw, _, _, dds = self._time_terms(t)
+        (qi, qj), X, Y, JX, JY, d, grad = self._dots(qe)
+        vl = ve[self.dof_index]
+        Xd = np.einsum("nkij,nj->nki", JX, vl)
+        Yd = np.einsum("nkij,nj->nki", JY, vl)
+        vi, vj = ve[self.slot_vels[0]], ve[self.slot_vels[1]]
+        acc = (np.einsum("sij,sj->si", self.markers_i.dJv(qi, vi), vi)
+               + np.einsum("sij,sj->si", self.markers_j.dJv(qj, vj), vj))
+        vHv = (acc.reshape(n, 2, 2, 2, 3) * self.sign[..., None]).sum(axis=3)
+        quad = 2 * np.einsum("nki,nki->nk", Xd, Yd) + np.einsum("nki,nki->nk", vHv[:, :, 0], Y)
+        quad += np.einsum("nki,nki->nk", X, vHv[:, :, 1])
+        phi_qt_v = np.einsum("nk,nkj,nj->n", dw, grad, vl)
+        phi_tt = np.einsum("nk,nk->n", ddw, d) - dds
+        return -np.einsum("nk,nk->n", w, quad) - 2 * phi_qt_v - phi_tt

@@ -24,7 +24,7 @@ from ..registry import ElementType, pair_kind, register
 from ..spec import Axis, PairSpec, Point, TimeFunctionSpec, point3, time_function, unit
 from ..timefunctions import ConstantSpeed, Polynomial
 from . import joints as J
-from .dot import DotConstraintGroup, TimeLaw, angle_law, offset_law
+from .dot import DotConstraintGroup, MixedDotConstraintGroup, TimeLaw, angle_law, offset_law
 from .mixed import build_mixed_points, mixable
 
 
@@ -34,23 +34,65 @@ def _frames(system, element):
             J.Frame(1, system.body_position(bj), system.rotation(bj)))
 
 
-def _check_slots(kind, element, equations):
+def _check_slots(element, equations):
     """Points and directions on the joint's nodes that their kind cannot carry (ANCF cable
-    nodes: only along the axis) are a ModelError naming the joint (``NodeKind.check_offsets``)."""
+    nodes: only along the axis; modal beams: points off the beam) are a ModelError naming
+    the joint (``NodeKind.check_offsets``, ``check_directions``)."""
     for side, body in enumerate(element.bodies):
         if body is GROUND:
             continue
-        u = [slot[2] for eq in equations for term in eq.terms for slot in term
-             if isinstance(slot, tuple) and len(slot) == 3 and slot[0] == side and slot[1] in (POINT, VECTOR)]
-        if u:
-            kind.check_offsets([body.name] * len(u), u, element=element.name)
+        kind = body.kind
+        for mtype, check in ((POINT, kind.check_offsets), (VECTOR, kind.check_directions)):
+            u = [slot[2] for eq in equations for term in eq.terms for slot in term
+                 if isinstance(slot, tuple) and len(slot) == 3 and slot[0] == side and slot[1] == mtype]
+            if u:
+                check([body.name] * len(u), u, element=element.name)
+
+
+def euler_frames(bodies) -> bool:
+    """Two non-ground nodes of different kinds whose markers are Euler-parameter frames
+    (``NodeKind.euler_frame``: rigid bodies and floating-frame modal beams), which every
+    joint and driver joins (:class:`~flexmbd.constraints.dot.MixedDotConstraintGroup`)."""
+    nodes = [b for b in bodies if b is not GROUND]
+    return len(nodes) == 2 and nodes[0].kind != nodes[1].kind and all(b.kind.euler_frame for b in nodes)
+
+
+def build_mixed_dots(elements, system) -> list:
+    """One MixedDotConstraintGroup per ordered pair of kinds: the equations of the joints
+    and drivers between Euler-parameter frames of different kinds, in model order."""
+    pairs = {}
+    for e in elements:
+        pairs.setdefault((e.bodies[0].kind.key, e.bodies[1].kind.key), []).append(e)
+    groups = []
+    for mine in pairs.values():
+        ki, kj = mine[0].bodies[0].kind, mine[0].bodies[1].kind
+        eqs, counts, laws = [], [], []
+        for e in mine:
+            fi, fj = _frames(system, e)
+            new = e.type.equations(e, fi, fj, ki)
+            _check_slots(e, new)
+            law = e.type.law(e)
+            if law is not None:
+                laws.append(TimeLaw(len(eqs), law))
+            eqs += new
+            counts.append(len(new))
+        dofs = np.hstack([system.dof_rows([e.bodies[0] for e in mine], ki), system.dof_rows([e.bodies[1] for e in mine], kj)])
+        cfgs = np.hstack([system.config_rows([e.bodies[0] for e in mine], ki),
+                          system.config_rows([e.bodies[1] for e in mine], kj)])
+        groups.append(MixedDotConstraintGroup(ki, kj, eqs, np.repeat(dofs, counts, axis=0), laws,
+                                              np.repeat(cfgs, counts, axis=0)))
+    return groups
 
 
 def build_dot_constraints(elements, system):
     """One DotConstraintGroup per node kind: every equation of every joint and driver of
-    that kind, in model order (builder of all joint and driver types)."""
+    that kind, in model order (builder of all joint and driver types); joints between
+    Euler-parameter frames of different kinds and spherical joints across kinds have
+    their own groups."""
     across = [e for e in elements if e.type.joins_kinds(e.bodies)]
     elements = [e for e in elements if not e.type.joins_kinds(e.bodies)]
+    frames = [e for e in across if euler_frames(e.bodies)]
+    across = [e for e in across if not euler_frames(e.bodies)]
     kinds = {id(e): pair_kind(e) for e in elements}
     groups = []
     for kind in system.kinds:
@@ -61,7 +103,7 @@ def build_dot_constraints(elements, system):
             et = e.type
             fi, fj = _frames(system, e)
             new = et.equations(e, fi, fj, kind)
-            _check_slots(kind, e, new)
+            _check_slots(e, new)
             law = et.law(e)
             if law is not None:
                 laws.append(TimeLaw(len(eqs), law))
@@ -73,7 +115,8 @@ def build_dot_constraints(elements, system):
             dofs = np.repeat(system.pair_dofs(owners, kind), counts, axis=0)
             cfgs = np.repeat(system.pair_config(owners, kind), counts, axis=0)
             groups.append(DotConstraintGroup(kind, eqs, dofs, laws, cfgs))
-    return groups + (build_mixed_points(across, system) if across else [])
+    return groups + (build_mixed_points(across, system) if across else []) + \
+        (build_mixed_dots(frames, system) if frames else [])
 
 
 class JointType(ElementType):
@@ -140,6 +183,11 @@ class JointType(ElementType):
         bi, bj = element.bodies
         return [("marker", element.name, bj if bj is not GROUND else bi, at)]
 
+    def joins_kinds(self, bodies):
+        """Between Euler-parameter frames of different kinds (a rigid body and a modal
+        beam): :class:`~flexmbd.constraints.dot.MixedDotConstraintGroup`."""
+        return euler_frames(bodies)
+
     #: keyword arguments of the sample between two spatial / two planar bodies
     sample_spatial: ClassVar[dict | None] = None
     sample_planar: ClassVar[dict | None] = None
@@ -177,8 +225,9 @@ class SphericalType(JointType):
     sample_spatial = dict(at=(0.5, 0, 0.3))   # between planar bodies it is the revolute joint
 
     def joins_kinds(self, bodies):
-        """Between nodes of two different spatial kinds (constraints/mixed.py)."""
-        return mixable(bodies)
+        """Between nodes of two different spatial kinds (constraints/mixed.py; Euler-parameter
+        frames: the dot-product equations, as every joint)."""
+        return mixable(bodies) or euler_frames(bodies)
 
     def equations(self, e, fi, fj, kind):
         return J.spherical(e.name, fi, fj, e.data["at"], kind == PLANAR, body_frame=_body_frame(e, fi, fj, kind))

@@ -74,6 +74,10 @@ class MixedPointGroup(ConstraintGroup):
             H[:, ni:, ni:] = self.mj.contract(qj, g)
         return phi, Jq, H
 
+    def hessian(self, qe, t, lam):
+        """λ_e ∂²φ_e/∂q² (n, w, w)."""
+        return self.assemble(qe, t, lam)[2]
+
     def gamma(self, qe, ve, t):
         qi, qj = self._split(qe[self.config_index], self.kind_i.nq)
         vi, vj = self._split(ve[self.dof_index], self.kind_i.nv)

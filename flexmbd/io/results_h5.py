@@ -36,7 +36,7 @@ from datetime import datetime, timezone
 import numpy as np
 
 from ..bodies.rigid import box_half_extents  # noqa: F401  (pictures use it from here)
-from ..nodes import kind_from_key
+from ..nodes import POINT, kind_from_key
 from ..results import NODE_OUTPUTS, STAT_FIELDS, Result
 from ..services import provide
 from ..solvers.settings import DynamicSettings, SettingError, Settings, integrator_from_json, integrator_to_json
@@ -772,6 +772,15 @@ class StoredResult(Result):
             kind, q, _ = self._body_state(i, rows)
             R[:, i], A[:, i] = kind.pose(q)
         return R, A
+
+    def body_points(self, i, u, rows=None):
+        """Global positions (F, 3) of the point with local vector u (3,) of body i at ``rows``,
+        through its kind's markers (points of deformable nodes, such as modal beams, move
+        with the deformation)."""
+        kind, q, _ = self._body_state(i, rows)
+        n = len(q)
+        x, _ = kind.markers(np.tile(np.asarray(u, dtype=float), (n, 1)), np.full(n, POINT)).evaluate(q)
+        return x
 
     def body_twists(self, rows=None):
         """Origin velocities (F, nb, 3) and angular velocities (F, nb, 3) of every body at ``rows``."""

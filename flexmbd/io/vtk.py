@@ -18,6 +18,8 @@ from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
+from ..nodes import kind_from_key
+
 #: VTK hexahedron corner order: bottom face counter-clockwise, then the top face.
 HEX_SIGNS = np.array([(-1, -1, -1), (1, -1, -1), (1, 1, -1), (-1, 1, -1),
                       (-1, -1, 1), (1, -1, 1), (1, 1, 1), (-1, 1, 1)], dtype=float)
@@ -42,9 +44,13 @@ def scene(result, rows):
     boxes = R[:, :, None, :] + np.einsum("fbij,bkj->fbki", A, corners)          # global
     F = len(rows)
 
+    kinds = [kind_from_key(k) for k in result.layout["body_kinds"]] if hasattr(result, "layout") else None
+
     def place(body, u):
         if body < 0:
             return np.broadcast_to(u, (F, 3))
+        if kinds is not None and kinds[body].deformable:      # points follow the deformation
+            return result.body_points(body, u, rows)
         return R[:, body] + np.einsum("fij,j->fi", A[:, body], u)
 
     lb, lp = g["line_bodies"], g["line_points"]

@@ -12,6 +12,8 @@ kind                    key       nq     nv     coordinates
 :data:`ANCF`            ancf      12     12     position, gradients r_x, r_y, r_z
 :data:`ANCF_CABLE`      ancf-     6      6      position, gradient r_x (cable)
                         cable
+:class:`ModalKind`      modal:…   7 + n  7 + n  position, Euler parameters, n modal
+                                                coordinates of a floating-frame beam
 ======================  ========  =====  =====  ==========================================
 
 :func:`kind_from_key` finds a kind by its key (results files store keys).  A new kind is a
@@ -51,6 +53,11 @@ def kind_from_key(key: str) -> NodeKind:
     raise ValueError(f"unknown node kind {key!r}; known: {', '.join(KINDS)}")
 
 
+from .modal import ModalKind, modal_kind_from_key  # noqa: E402  (registers itself below)
+
+register_kind("modal", modal_kind_from_key)
+
+
 def kind_order(kind: NodeKind) -> tuple[int, str]:
     """Sort key: the fixed kinds in :data:`KINDS` order, then others by key."""
     keys = list(KINDS)
@@ -58,4 +65,4 @@ def kind_order(kind: NodeKind) -> tuple[int, str]:
 
 
 __all__ = ["NodeKind", "MarkerSet", "ZERO", "POINT", "VECTOR", "CONSTANT", "SPATIAL", "PLANAR", "ROTATION", "SE3",
-           "R3R3", "ANCF", "ANCF_CABLE", "KINDS", "kind_from_key", "register_kind", "kind_order"]
+           "R3R3", "ANCF", "ANCF_CABLE", "ModalKind", "KINDS", "kind_from_key", "register_kind", "kind_order"]

@@ -92,6 +92,12 @@ class NodeKind:
     #: parameterized ANCF) rather than a rotated frame: a ``fixed`` joint then makes the
     #: two sides' axes equal (9 equations) instead of keeping them perpendicular (3)
     gradient_axes: ClassVar[bool] = False
+    #: markers are an Euler-parameter frame's, x = R + A(p)(…) with q = [R, p, …] in a vector
+    #: space: joints join such nodes across kinds (a rigid body and a modal beam)
+    euler_frame: ClassVar[bool] = False
+    #: points move relative to the node's frame (a modal beam): pictures place them with
+    #: the kind's markers instead of the frame's pose
+    deformable: ClassVar[bool] = False
 
     # ----------------------------------------------------------------- identity
     @property
@@ -140,6 +146,11 @@ class NodeKind:
         their rotation matrices A (N, 3, 3), global velocities xd and angular velocities w."""
         raise NotImplementedError
 
+    def initial_coordinates(self, nodes, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """q (N, nq), v (N, nv) of :meth:`initial_state` completed with coordinates the nodes
+        carry beyond a pose (a modal body's initial modal coordinates); unchanged by default."""
+        return q, v
+
     def pose(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Origin positions (N, 3) and rotation matrices (N, 3, 3) of nodes q (N, nq)."""
         raise NotImplementedError
@@ -173,6 +184,11 @@ class NodeKind:
         """Raise ModelError (naming ``element``, if given) for node-fixed points or
         directions u (N, 3) that the kind cannot carry (``names``: the nodes); every
         vector is fine by default."""
+
+    def check_directions(self, names, u, element: str | None = None) -> None:
+        """The same check for node-fixed directions u (N, 3) (joint axes); by default
+        :meth:`check_offsets`'s."""
+        self.check_offsets(names, u, element)
 
     def markers(self, u, mtype) -> MarkerSet:
         """The :class:`MarkerSet` of markers with local vectors u (N, 3) and types mtype."""

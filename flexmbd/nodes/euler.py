@@ -66,6 +66,7 @@ class EulerParameterKind(NodeKind):
     kernel_code = 1   # kernels/dot.py SPATIAL
     marker_tensors = True
     marker_class = EulerParameterMarkers
+    euler_frame = True
 
     def orientation_matrix(self, orientation):
         return rotation_matrix(np.asarray(orientation, dtype=float).reshape(-1, 4))
