@@ -1,0 +1,203 @@
+"""A DT-TMM chain: elements between two boundaries, advanced by Newmark-β steps solved
+with the Riccati transfer (P5, sections on the DT-TMM of the wheelset).
+
+Each step: Newmark predictors q*, q̇* of every element's coordinates; the elements' end
+compliances C and b (vectorised over elements, flexmbd/tmm/elements.py); the Riccati
+sweep for the station forces and accelerations; the elements' coordinate accelerations
+q̈ = D⁻¹(Uᵀ g + r) and the Newmark update.  Station vectors are also given in P5's order
+W = [M, Q, θ'', z''] (:meth:`Chain.W`).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..errors import ModelError
+from . import boundary, riccati
+from .elements import BeamSegment, RigidBody, SpringDamper
+
+
+class Chain:
+    """Elements from the left boundary to the right one; ``beta``, ``gamma``: Newmark
+    parameters (default the trapezoidal rule, P5's Newmark-β)."""
+
+    def __init__(self, elements: Sequence, left: str = "free", right: str = "free",
+                 beta: float = 0.25, gamma: float = 0.5):
+        if not elements:
+            raise ModelError("a chain needs at least one element", key="elements")
+        names = [e.name for e in elements]
+        dup = {n for n in names if names.count(n) > 1}
+        if dup:
+            raise ModelError(f"element names must be unique; repeated: {', '.join(sorted(dup))}",
+                             element=sorted(dup)[0], key="name")
+        if not (0.0 < beta <= 0.5 and 0.5 <= gamma <= 1.0):
+            raise ModelError(f"Newmark parameters need 0 < beta ≤ 0.5 and 0.5 ≤ gamma ≤ 1, got beta={beta}, "
+                             f"gamma={gamma}", key="newmark")
+        self.elements = list(elements)
+        self.names = names
+        self.left_name, self.right_name = left, right
+        self.left = boundary.descriptor(left, "left")
+        self.right = boundary.equations(right, "right")
+        self.beta, self.gamma = float(beta), float(gamma)
+        n = len(elements)
+        self.kind = np.array([riccati.SPRING if isinstance(e, SpringDamper) else riccati.MASS for e in elements])
+        nmax = max([2] + [e.modal()[0].shape[1] for e in elements if not isinstance(e, SpringDamper)])
+        self.nmax = nmax
+        self.U = np.zeros((n, 4, nmax))
+        self.m = np.ones((n, nmax))
+        self.c = np.zeros((n, nmax))
+        self.k = np.zeros((n, nmax))
+        self.ks = np.zeros((n, 2))
+        self.cs = np.zeros((n, 2))
+        for i, e in enumerate(elements):
+            if isinstance(e, SpringDamper):
+                self.ks[i], self.cs[i] = e.stiffness()
+            elif isinstance(e, (BeamSegment, RigidBody)):
+                U, m, c, k = e.modal()
+                j = U.shape[1]
+                self.U[i, :, :j], self.m[i, :j], self.c[i, :j], self.k[i, :j] = U, m, c, k
+            else:
+                raise ModelError(f"{getattr(e, 'name', e)!r}: not a DT-TMM element", key="elements")
+        self.mass_el = self.kind == riccati.MASS
+        self.spring_el = ~self.mass_el
+        # a rigid spring direction keeps zero relative motion
+        self._rigid = np.isinf(self.ks) & self.spring_el[:, None]
+        self.t = 0.0
+        self.q = np.zeros((n, nmax))
+        self.qd = np.zeros((n, nmax))
+        self.qdd = np.zeros((n, nmax))
+        self.f = np.zeros((n + 1, 2))
+        self.a = np.zeros((n + 1, 2))
+        # station s: the end of a neighbouring element with mass (its left neighbour's right end)
+        self._station_el = np.empty(n + 1, dtype=int)
+        self._station_end = np.empty(n + 1, dtype=int)
+        for s in range(n + 1):
+            if s > 0 and self.mass_el[s - 1]:
+                self._station_el[s], self._station_end[s] = s - 1, 2
+            elif s < n and self.mass_el[s]:
+                self._station_el[s], self._station_end[s] = s, 0
+            else:
+                self._station_el[s], self._station_end[s] = -1, 0
+
+    # ------------------------------------------------------------ indices
+    def index(self, name: str) -> int:
+        try:
+            return self.names.index(name)
+        except ValueError:
+            raise ModelError(f"no element named {name!r} in the chain; elements: {', '.join(self.names)}",
+                             element=name) from None
+
+    def zero_load(self) -> np.ndarray:
+        return np.zeros((len(self.elements), self.nmax))
+
+    # ------------------------------------------------------------ one step
+    def step_equations(self, h: float, load: np.ndarray):
+        """Predictors and the step's element relations (kind, C, b, D_s, d_s, q*, q̇*, D, r)."""
+        b_, g_ = self.beta, self.gamma
+        qs = self.q + h * self.qd + h * h * (0.5 - b_) * self.qdd
+        qds = self.qd + h * (1.0 - g_) * self.qdd
+        D = self.m + g_ * h * self.c + b_ * h * h * self.k
+        r = load - self.c * qds - self.k * qs
+        Dinv = 1.0 / D
+        C = np.einsum("eik,ek,ejk->eij", self.U, Dinv, self.U)
+        b = np.einsum("eik,ek->ei", self.U, Dinv * r)
+        # springs: Δ'' = (f − k Δ* − c Δ̇*) / (βh² k + γh c); rigid directions Δ'' = 0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            keff = b_ * h * h * self.ks + g_ * h * self.cs
+            Ds = np.where(self._rigid, 0.0, 1.0 / keff)
+            ds = np.where(self._rigid, 0.0, -(self.ks * qs[:, :2] + self.cs * qds[:, :2]) / keff)
+        Ds[self.mass_el] = 0.0
+        ds[self.mass_el] = 0.0
+        return C, b, Ds, ds, qs, qds, D, r
+
+    def _update(self, h, f, a, qs, qds, D, r, Ds, ds):
+        g = np.concatenate([-f[:-1], f[1:]], axis=1)              # (N, 4) end loads
+        qdd = (np.einsum("eki,ek->ei", self.U, g) + r) / D
+        sq = np.where(self._rigid, 0.0, Ds * f[:-1] + ds)          # spring Δ''
+        qdd[self.spring_el, :2] = sq[self.spring_el]
+        qdd[self.spring_el, 2:] = 0.0
+        self.qdd = qdd
+        self.q = qs + self.beta * h * h * qdd
+        self.qd = qds + self.gamma * h * qdd
+        self.f, self.a = f, a
+        self.t += h
+
+    def step(self, h: float, load: np.ndarray | None = None, method: str = "riccati"):
+        """Advance by ``h`` with generalised loads ``load`` (N, nmax) at the new time;
+        ``method`` "riccati" (P5) or "direct" (the check)."""
+        load = self.zero_load() if load is None else load
+        C, b, Ds, ds, qs, qds, D, r = self.step_equations(h, load)
+        solve = riccati.sweep if method == "riccati" else riccati.direct
+        f, a = solve(self.kind, C, b, Ds, ds, self.left, self.right)
+        self._update(h, f, a, qs, qds, D, r, Ds, ds)
+        return f, a
+
+    def trial(self, h: float, load: np.ndarray):
+        """The step's solution without committing it: (f, a, q, q̇, q̈) at t + h (for the
+        predictor-corrector loop of P5)."""
+        saved = self.get_state()
+        self.step(h, load)
+        out = (self.f, self.a, self.q, self.qd, self.qdd)
+        self.set_state(saved)
+        return out
+
+    def get_state(self):
+        return tuple(np.copy(x) for x in (self.q, self.qd, self.qdd, self.f, self.a)) + (self.t,)
+
+    def set_state(self, state):
+        (self.q, self.qd, self.qdd, self.f, self.a, self.t) = state
+
+    def initialize(self, load: np.ndarray | None = None):
+        """Consistent accelerations at the current state (springs' forces given by their
+        deflection), by a direct solve."""
+        load = self.zero_load() if load is None else load
+        r = load - self.c * self.qd - self.k * self.q
+        Dinv = 1.0 / self.m
+        C = np.einsum("eik,ek,ejk->eij", self.U, Dinv, self.U)
+        b = np.einsum("eik,ek->ei", self.U, Dinv * r)
+        fs = np.where(self._rigid, 0.0, self.ks * self.q[:, :2] + self.cs * self.qd[:, :2])
+        n = len(self.elements)
+        zero = np.zeros((n, 2))
+        if np.any(self._rigid):
+            raise ModelError("initial accelerations with rigid spring directions are not supported; "
+                             "give the springs a finite stiffness", key="k")
+        f, a = riccati.direct(self.kind, C, b, zero, zero, self.left, self.right, spring_force=fs)
+        g = np.concatenate([-f[:-1], f[1:]], axis=1)
+        qdd = (np.einsum("eki,ek->ei", self.U, g) + r) / self.m
+        qdd[self.spring_el, :2] = a[1:][self.spring_el] - a[:-1][self.spring_el]
+        qdd[self.spring_el, 2:] = 0.0
+        self.qdd, self.f, self.a = qdd, f, a
+
+    # ------------------------------------------------------------ outputs
+    def station_displacement(self, q: np.ndarray | None = None) -> np.ndarray:
+        """(z, θ) at every station (N+1, 2), from an adjacent element with mass."""
+        q = self.q if q is None else q
+        out = np.full((len(self.elements) + 1, 2), np.nan)
+        ok = self._station_el >= 0
+        el, end = self._station_el[ok], self._station_end[ok]
+        ends = np.einsum("eik,ek->ei", self.U[el], q[el])
+        out[ok, 0] = ends[np.arange(len(el)), end]
+        out[ok, 1] = ends[np.arange(len(el)), end + 1]
+        return out
+
+    def W(self) -> np.ndarray:
+        """Station state vectors in P5's order [M, Q, θ'', z''] (N+1, 4)."""
+        return np.column_stack([self.f[:, 1], self.f[:, 0], self.a[:, 1], self.a[:, 0]])
+
+    def simulate(self, h: float, n_steps: int, load=None, method: str = "riccati", initialize: bool = True):
+        """Run ``n_steps`` steps; ``load(t) → (N, nmax)`` generalised loads.  Returns t (n+1,)
+        and the station accelerations (n+1, N+1, 2), forces (n+1, N+1, 2) and displacements."""
+        load = (lambda t: self.zero_load()) if load is None else load
+        if initialize:
+            self.initialize(load(self.t))
+        n = len(self.elements)
+        T = np.empty(n_steps + 1)
+        A = np.empty((n_steps + 1, n + 1, 2))
+        F = np.empty_like(A)
+        Z = np.empty_like(A)
+        T[0], A[0], F[0], Z[0] = self.t, self.a, self.f, self.station_displacement()
+        for i in range(1, n_steps + 1):
+            self.step(h, load(self.t + h), method)
+            T[i], A[i], F[i], Z[i] = self.t, self.a, self.f, self.station_displacement()
+        return T, A, F, Z

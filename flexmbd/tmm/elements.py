@@ -1,0 +1,140 @@
+"""Elements of a DT-TMM chain (P5, "elastic axle segment", "rigid parts", "spring-damper
+elements").
+
+Sign conventions.  z is the vertical deflection, θ = ∂z/∂x the rotation; at a station
+(a cross-section) Q and M are the shear force and bending moment with which the part on
+the right acts on the part on the left (M = EI z'', Q = −EI z''', so ∂M/∂x = −Q and
+∂Q/∂x = ρA z̈ − p).  An element therefore receives the generalised end loads
+g = (−Q₀, −M₀, Q_ℓ, M_ℓ) at its end coordinates (z(0), θ(0), z(ℓ), θ(ℓ)).
+
+Every element with mass (beam segment, rigid body) is a *modal element*: generalised
+coordinates q with diagonal mass m, damping c and stiffness k, end matrix U (4 × n,
+z(ℓ)... rows of the end coordinates) and a generalised load p(t), so that
+
+    m q̈ + c q̇ + k q = Uᵀ g + p.                                           (P5, modal equations)
+
+Newmark-β (q = q* + βh² q̈, q̇ = q̇* + γh q̈) makes one time step the linear relation of
+end accelerations and end loads that the Riccati sweep transfers:
+
+    a_ends = U D⁻¹ Uᵀ g + U D⁻¹ (p − c q̇* − k q*),   D = m + γh c + βh² k.
+
+A massless spring-damper carries the same force through (Q, M continuous) and relates
+the relative end motion Δ = (z_R − z_L, θ_R − θ_L) to it: (Q, M) = k Δ + c Δ̇.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import ModelError
+from .modes import BeamModes
+
+
+def _positive(name, key, value, allow_zero=False, allow_inf=False):
+    v = float(value)
+    ok = np.isfinite(v) or (allow_inf and v == np.inf)
+    if not ok or v < 0 or (v == 0 and not allow_zero) or np.isnan(v):
+        need = "≥ 0" if allow_zero else "> 0"
+        raise ModelError(f"{name}: {key} must be a finite number {need}, got {value!r}", element=name, key=key)
+    return v
+
+
+@dataclass
+class BeamSegment:
+    """Uniform Euler-Bernoulli segment of length ``length``, bending stiffness ``EI``,
+    mass per length ``rhoA``, ``n_modes`` free-free modes (2 rigid + elastic; P5 keeps the
+    bending modes up to 560 Hz) and modal damping ratio ``damping`` of the elastic modes."""
+    name: str
+    length: float
+    EI: float
+    rhoA: float
+    n_modes: int = 6
+    damping: float = 0.0
+    kind: str = field(default="beam", init=False)
+
+    def __post_init__(self):
+        self.length = _positive(self.name, "length", self.length)
+        self.EI = _positive(self.name, "EI", self.EI)
+        self.rhoA = _positive(self.name, "rhoA", self.rhoA)
+        self.damping = _positive(self.name, "damping", self.damping, allow_zero=True)
+        if int(self.n_modes) != self.n_modes or self.n_modes < 4:
+            raise ModelError(f"{self.name}: n_modes must be an integer ≥ 4 (2 rigid + 2 elastic modes), "
+                             f"got {self.n_modes!r}", element=self.name, key="n_modes")
+        self.modes = BeamModes(int(self.n_modes), self.length, self.EI, self.rhoA)
+
+    def modal(self):
+        """(U (4, n), m, c, k)"""
+        md = self.modes
+        c = 2.0 * self.damping * md.omega * md.mass
+        return md.ends, md.mass, c, md.stiffness
+
+    def uniform_load(self, w: float) -> np.ndarray:
+        """Modal load of a uniform distributed load w [N/m] (upward positive)."""
+        return w * self.modes.integral
+
+    def distributed_load(self, p) -> np.ndarray:
+        """Modal load ∫ p(x) φ(x) dx of a distributed load p(x) (x local, 0..length)."""
+        from .modes import integrate
+        return integrate(self.length, lambda x: np.asarray(p(x))[:, None] * self.modes.shape(x))
+
+    def mass(self) -> float:
+        return self.rhoA * self.length
+
+
+@dataclass
+class RigidBody:
+    """Rigid part: mass, rotary inertia about its centre of mass (vertical + roll, P5's
+    wheel; ``J = 0`` with ``length = 0`` is not allowed: give a small inertia), connection
+    points at 0 and ``length`` along the chain, centre of mass at ``com`` from the left."""
+    name: str
+    mass_: float
+    J: float
+    length: float = 0.0
+    com: float = 0.0
+    kind: str = field(default="rigid", init=False)
+
+    def __post_init__(self):
+        self.mass_ = _positive(self.name, "mass", self.mass_)
+        self.J = _positive(self.name, "J", self.J)
+        self.length = _positive(self.name, "length", self.length, allow_zero=True)
+        self.com = float(self.com)
+        if not 0.0 <= self.com <= max(self.length, 0.0) and not (self.length == 0 and self.com == 0):
+            raise ModelError(f"{self.name}: com must lie between 0 and length ({self.length}), got {self.com}",
+                             element=self.name, key="com")
+
+    def modal(self):
+        lc, lr = self.com, self.length - self.com
+        U = np.array([[1.0, -lc], [0.0, 1.0], [1.0, lr], [0.0, 1.0]])
+        return U, np.array([self.mass_, self.J]), np.zeros(2), np.zeros(2)
+
+    def load(self, F: float = 0.0, C: float = 0.0) -> np.ndarray:
+        """Generalised load of a force F (vertical, at the centre of mass) and moment C."""
+        return np.array([F, C], dtype=float)
+
+    def mass(self) -> float:
+        return self.mass_
+
+
+@dataclass
+class SpringDamper:
+    """Massless vertical (k, c) and rotational (k_theta, c_theta) spring-damper between
+    the two ends (P5's bearings); ``inf`` stiffness makes that direction rigid."""
+    name: str
+    k: float
+    c: float = 0.0
+    k_theta: float = np.inf
+    c_theta: float = 0.0
+    kind: str = field(default="spring", init=False)
+
+    def __post_init__(self):
+        self.k = _positive(self.name, "k", self.k, allow_inf=True)
+        self.k_theta = _positive(self.name, "k_theta", self.k_theta, allow_inf=True)
+        self.c = _positive(self.name, "c", self.c, allow_zero=True)
+        self.c_theta = _positive(self.name, "c_theta", self.c_theta, allow_zero=True)
+
+    def stiffness(self):
+        return np.array([self.k, self.k_theta]), np.array([self.c, self.c_theta])
+
+    def mass(self) -> float:
+        return 0.0
