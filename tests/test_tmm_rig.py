@@ -1,0 +1,60 @@
+"""P5's roller rig (flexmbd.tmm.rig): statics against rigid-body statics, the spectrum at
+400 km/h against the excitation frequencies v/πD and v/λ."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from flexmbd.errors import ModelError
+from flexmbd.tmm import irregularity as irr
+from flexmbd.tmm import spectra
+from flexmbd.tmm.rig import Rig, RigParameters, with_changes
+
+
+@pytest.fixture(scope="module")
+def polygon():
+    rig = Rig()
+    R = rig.p.wheel_radius()
+    rough = [irr.combine([irr.harmonic(0.9, 36, 0.025e-3, phase=ph), irr.harmonic(R, 1, 0.03e-3, phase=ph)])
+             for ph in (0.0, 2.0)]
+    return rig, rig.run(400.0, 0.35, h=4e-5, roller=rough, settle=0.3)
+
+
+def test_settled_contact_forces_are_the_static_wheel_loads(polygon):
+    # the wheelset is statically determinate on its two contacts: the flexible axle's
+    # settled contact forces are the rigid-body statics' wheel loads, summing to the axle load
+    rig, res = polygon
+    assert rig.P.sum() == pytest.approx(rig.p.axle_load * 9.81, rel=1e-12)
+    assert res["contact1"][0] == pytest.approx(rig.P[0], rel=5e-4)
+    assert res["contact2"][0] == pytest.approx(rig.P[1], rel=5e-4)
+
+
+def test_spectrum_at_400_kmh_shows_wheel_rotation_and_polygon_passing(polygon):
+    rig, res = polygon
+    v = 400 / 3.6
+    keep = res.t > 0.1                       # after the onset transient of the irregularities
+    f, S = spectra.psd(res.t[keep], res["box1.acc"][keep], segment_seconds=0.25)
+    df = f[1] - f[0]
+
+    def peak(lo, hi):
+        m = (f >= lo) & (f <= hi)
+        return f[m][np.argmax(S[m])], np.max(S[m]) / np.median(S[m])
+
+    f_rot, prom_rot = peak(20, 60)
+    f_poly, _ = peak(600, 800)
+    f_2poly, _ = peak(1350, 1480)
+    assert abs(f_rot - v / (np.pi * rig.p.wheel_diameter)) <= df          # 38.7 Hz
+    assert prom_rot > 10
+    assert abs(f_poly - v / (np.pi * 1.8 / 36)) <= df                     # 707.4 Hz
+    assert abs(f_2poly - 2 * v / (np.pi * 1.8 / 36)) <= df
+    # the polygon passing frequency is the spectrum's largest peak
+    assert abs(f[np.argmax(S)] - f_poly) <= df
+
+
+def test_bad_rig_input_is_named():
+    with pytest.raises(ModelError, match="gearbox_mas"):
+        with_changes(RigParameters(), gearbox_mas=1.0)
+    with pytest.raises(ModelError, match="axle_load"):
+        Rig(with_changes(RigParameters(), axle_load=500.0))
+    with pytest.raises(ModelError, match="speed"):
+        Rig().run(-3.0, 0.01)
