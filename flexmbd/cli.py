@@ -352,6 +352,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     from flexmbd.io.model_file import ModelFileError
     from flexmbd.io.model_run import RunError, run_model
 
+    if _is_tmm_file(args.model):
+        return _run_tmm(args)
     if args.dump_resolved is not None:
         return _dump_resolved(args)
     if args.resume is not None:
@@ -375,6 +377,37 @@ def cmd_run(args: argparse.Namespace) -> int:
             if outcome.output and outcome.output not in outcome.message else ""
         raise CLIError(f"{PROG} run: {outcome.message}{where}", outcome.status)
     return 0
+
+
+def _is_tmm_file(path) -> bool:
+    """Whether a model file holds a top-level ``tmm:`` section (DT-TMM, docs/solvers/tmm.md)."""
+    from flexmbd.io.model_file import ModelFileError, read_file
+    from flexmbd.io.tmm_file import is_tmm_text
+
+    try:
+        return is_tmm_text(read_file(path), str(path))
+    except ModelFileError:
+        return False
+
+
+def _run_tmm(args: argparse.Namespace) -> int:
+    """``run`` of a ``tmm:`` model file (a DT-TMM chain or P5's roller rig)."""
+    from flexmbd.io.model_file import ModelFileError
+    from flexmbd.io.tmm_file import run_file
+
+    unsupported = [opt for opt, val in (("--integrator", args.integrator), ("--resume", args.resume),
+                                        ("--dump-resolved", args.dump_resolved)) if val is not None]
+    if unsupported:
+        raise CLIError(f"{PROG} run: error: {', '.join(unsupported)} do(es) not apply to a tmm: model file", 2)
+    try:
+        return run_file(args.model, output=args.output, t_end=args.t_end, h=args.h, quiet=args.quiet)
+    except ModelFileError as exc:
+        raise CLIError(f"{PROG} run: error: {exc}", 2)
+    except (CLIError, KeyboardInterrupt, BrokenPipeError, MemoryError):
+        raise
+    except Exception as exc:  # noqa: BLE001 - never a traceback
+        raise CLIError(f"{PROG} run: internal error while running {args.model}: {type(exc).__name__}: {exc} "
+                       "(please report this with the model file)", 1)
 
 
 def _dump_resolved(args: argparse.Namespace) -> int:
