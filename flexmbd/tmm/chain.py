@@ -92,23 +92,37 @@ class Chain:
         return np.zeros((len(self.elements), self.nmax))
 
     # ------------------------------------------------------------ one step
+    def _step_matrices(self, h: float):
+        """D, D⁻¹, C and the springs' D_s for step h: they depend on h and the element data
+        only, so they are kept until h or one of the arrays m, c, k, ks, cs is replaced
+        (assign new arrays to change them; they are not watched for in-place edits)."""
+        key = (h, id(self.m), id(self.c), id(self.k), id(self.ks), id(self.cs))
+        if getattr(self, "_cache_key", None) != key:
+            b_, g_ = self.beta, self.gamma
+            D = self.m + g_ * h * self.c + b_ * h * h * self.k
+            Dinv = 1.0 / D
+            UD = self.U * Dinv[:, None, :]
+            C = UD @ self.U.transpose(0, 2, 1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                keff = b_ * h * h * self.ks + g_ * h * self.cs
+                Ds = np.where(self._rigid, 0.0, 1.0 / keff)
+                kk = np.where(self._rigid, 0.0, self.ks / keff)
+                cc = np.where(self._rigid, 0.0, self.cs / keff)
+            Ds[self.mass_el] = kk[self.mass_el] = cc[self.mass_el] = 0.0
+            self._cache = (D, Dinv, UD, C, Ds, kk, cc)
+            self._cache_key = key
+        return self._cache
+
     def step_equations(self, h: float, load: np.ndarray):
-        """Predictors and the step's element relations (kind, C, b, D_s, d_s, q*, q̇*, D, r)."""
+        """Predictors and the step's element relations (C, b, D_s, d_s, q*, q̇*, D, r)."""
         b_, g_ = self.beta, self.gamma
         qs = self.q + h * self.qd + h * h * (0.5 - b_) * self.qdd
         qds = self.qd + h * (1.0 - g_) * self.qdd
-        D = self.m + g_ * h * self.c + b_ * h * h * self.k
+        D, Dinv, UD, C, Ds, kk, cc = self._step_matrices(h)
         r = load - self.c * qds - self.k * qs
-        Dinv = 1.0 / D
-        C = np.einsum("eik,ek,ejk->eij", self.U, Dinv, self.U)
-        b = np.einsum("eik,ek->ei", self.U, Dinv * r)
+        b = np.einsum("eik,ek->ei", UD, r)
         # springs: Δ'' = (f − k Δ* − c Δ̇*) / (βh² k + γh c); rigid directions Δ'' = 0
-        with np.errstate(invalid="ignore", divide="ignore"):
-            keff = b_ * h * h * self.ks + g_ * h * self.cs
-            Ds = np.where(self._rigid, 0.0, 1.0 / keff)
-            ds = np.where(self._rigid, 0.0, -(self.ks * qs[:, :2] + self.cs * qds[:, :2]) / keff)
-        Ds[self.mass_el] = 0.0
-        ds[self.mass_el] = 0.0
+        ds = -(kk * qs[:, :2] + cc * qds[:, :2])
         return C, b, Ds, ds, qs, qds, D, r
 
     def _update(self, h, f, a, qs, qds, D, r, Ds, ds):
