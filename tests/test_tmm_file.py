@@ -65,6 +65,7 @@ def test_chain_file_gives_the_python_api_numbers(tmp_path, capsys):
     (("right: free", "right: hinged"), "tmm.chain.right", "unknown boundary condition 'hinged'"),
     (("{type: rigid,", "{type: rigidd,"), "tmm.chain.elements[2]", ""),
     (("t_end: 0.02", "t_end: 0.00001"), "tmm.h", "smaller than t_end"),
+    (("s1, distributed: -2354", "s1, force: 3"), "m.yaml:14: tmm.chain.loads[1].force", "takes no force"),
 ])
 def test_bad_chain_files_name_the_key_and_line(tmp_path, capsys, edit, where, what):
     assert run(tmp_path, CHAIN.replace(*edit)) == 2

@@ -40,7 +40,7 @@ from ..errors import ModelError
 from ..expressions import ExpressionError, compile_tree, parse
 from ..tmm import irregularity as irr
 from ..tmm.chain import Chain
-from ..tmm.elements import BeamSegment, RigidBody, SpringDamper
+from ..tmm.elements import TMM_TYPES
 from ..tmm.rig import Rig, RigParameters, with_changes
 from .model_file import ModelFileError, parse_text, read_file
 
@@ -52,35 +52,8 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class BeamEntry(_Strict):
-    type: Literal["beam"]
-    name: str
-    length: float = Field(gt=0)
-    EI: float = Field(gt=0)
-    rhoA: float = Field(gt=0)
-    n_modes: int = Field(6, ge=4, le=60)
-    damping: float = Field(0.0, ge=0)
-
-
-class RigidEntry(_Strict):
-    type: Literal["rigid"]
-    name: str
-    mass: float = Field(gt=0)
-    J: float = Field(gt=0)
-    length: float = Field(0.0, ge=0)
-    com: float = 0.0
-
-
-class SpringEntry(_Strict):
-    type: Literal["spring"]
-    name: str
-    k: float = Field(gt=0)
-    c: float = Field(0.0, ge=0)
-    k_theta: float = Field(math.inf, gt=0)
-    c_theta: float = Field(0.0, ge=0)
-
-
-Element = Annotated[Union[BeamEntry, RigidEntry, SpringEntry], Field(discriminator="type")]
+#: an element entry: any registered DT-TMM element type, told apart by its ``type``
+Element = Annotated[Union[tuple(cls.Spec for cls in TMM_TYPES.values())], Field(discriminator="type")]
 
 
 class LoadEntry(_Strict):
@@ -203,12 +176,7 @@ class TmmModel:
         elements = []
         for i, e in enumerate(cs.elements):
             try:
-                if isinstance(e, BeamEntry):
-                    elements.append(BeamSegment(e.name, e.length, e.EI, e.rhoA, e.n_modes, e.damping))
-                elif isinstance(e, RigidEntry):
-                    elements.append(RigidBody(e.name, e.mass, e.J, e.length, e.com))
-                else:
-                    elements.append(SpringDamper(e.name, e.k, e.c, e.k_theta, e.c_theta))
+                elements.append(TMM_TYPES[e.type].from_spec(e))
             except ModelError as exc:
                 raise self.error(str(exc), ("tmm", "chain", "elements", i) + ((exc.key,) if exc.key else ())) \
                     from None
@@ -226,16 +194,11 @@ class TmmModel:
             i = chain.index(ld.element)
             e = chain.elements[i]
             g = chain.zero_load()
-            if isinstance(e, BeamSegment):
-                if ld.force or ld.moment:
-                    raise self.error(f"{ld.element} is a beam segment: give a distributed load", where)
-                g[i, :e.n_modes] = e.uniform_load(ld.distributed)
-            elif isinstance(e, RigidBody):
-                if ld.distributed:
-                    raise self.error(f"{ld.element} is a rigid body: give force and moment", where)
-                g[i, :2] = e.load(ld.force, ld.moment)
-            else:
-                raise self.error(f"{ld.element} is a spring-damper: loads act on bodies and beams", where)
+            try:
+                vec = e.load(ld.force, ld.moment, ld.distributed)
+            except ModelError as exc:
+                raise self.error(str(exc), where + ((exc.key,) if exc.key else ())) from None
+            g[i, :len(vec)] = vec
             if isinstance(ld.scale, str):
                 try:
                     fn = compile_tree(parse(ld.scale))

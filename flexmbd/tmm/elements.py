@@ -23,12 +23,38 @@ the relative end motion Δ = (z_R − z_L, θ_R − θ_L) to it: (Q, M) = k Δ +
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
+from typing import ClassVar, Literal
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import ModelError
 from .modes import BeamModes
+
+#: the DT-TMM element types by model-file ``type`` (each declared beside its class with
+#: :func:`register`: its specification, how an entry becomes an element, which loads it takes)
+TMM_TYPES: dict[str, type] = {}
+
+
+def register(cls):
+    """Class decorator: declare a DT-TMM element type (``type_name``, ``Spec``, ``from_spec``,
+    ``load``)."""
+    if cls.type_name in TMM_TYPES and TMM_TYPES[cls.type_name] is not cls:
+        raise ValueError(f"DT-TMM element type {cls.type_name!r} is already registered")
+    TMM_TYPES[cls.type_name] = cls
+    return cls
+
+
+class _Spec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+def _no_load(name, what, **given):
+    bad = [k for k, v in given.items() if v]
+    if bad:
+        raise ModelError(f"{name} is {what}: it takes no {', '.join(bad)}", element=name, key=bad[0])
 
 
 def _positive(name, key, value, allow_zero=False, allow_inf=False):
@@ -40,6 +66,17 @@ def _positive(name, key, value, allow_zero=False, allow_inf=False):
     return v
 
 
+class BeamSpec(_Spec):
+    type: Literal["beam"]
+    name: str
+    length: float = Field(gt=0)
+    EI: float = Field(gt=0)
+    rhoA: float = Field(gt=0)
+    n_modes: int = Field(6, ge=4, le=60)
+    damping: float = Field(0.0, ge=0)
+
+
+@register
 @dataclass
 class BeamSegment:
     """Uniform Euler-Bernoulli segment of length ``length``, bending stiffness ``EI``,
@@ -52,6 +89,17 @@ class BeamSegment:
     n_modes: int = 6
     damping: float = 0.0
     kind: str = field(default="beam", init=False)
+    type_name: ClassVar[str] = "beam"
+    Spec: ClassVar[type] = BeamSpec
+
+    @classmethod
+    def from_spec(cls, spec: BeamSpec) -> "BeamSegment":
+        return cls(spec.name, spec.length, spec.EI, spec.rhoA, spec.n_modes, spec.damping)
+
+    def load(self, force: float = 0.0, moment: float = 0.0, distributed: float = 0.0) -> np.ndarray:
+        """Generalised load of a uniform distributed load [N/m] (point loads: on bodies)."""
+        _no_load(self.name, "a beam segment", force=force, moment=moment)
+        return self.uniform_load(distributed)
 
     def __post_init__(self):
         self.length = _positive(self.name, "length", self.length)
@@ -82,6 +130,16 @@ class BeamSegment:
         return self.rhoA * self.length
 
 
+class RigidSpec(_Spec):
+    type: Literal["rigid"]
+    name: str
+    mass: float = Field(gt=0)
+    J: float = Field(gt=0)
+    length: float = Field(0.0, ge=0)
+    com: float = 0.0
+
+
+@register
 @dataclass
 class RigidBody:
     """Rigid part: mass, rotary inertia about its centre of mass (vertical + roll, P5's
@@ -93,6 +151,12 @@ class RigidBody:
     length: float = 0.0
     com: float = 0.0
     kind: str = field(default="rigid", init=False)
+    type_name: ClassVar[str] = "rigid"
+    Spec: ClassVar[type] = RigidSpec
+
+    @classmethod
+    def from_spec(cls, spec: RigidSpec) -> "RigidBody":
+        return cls(spec.name, spec.mass, spec.J, spec.length, spec.com)
 
     def __post_init__(self):
         self.mass_ = _positive(self.name, "mass", self.mass_)
@@ -108,14 +172,25 @@ class RigidBody:
         U = np.array([[1.0, -lc], [0.0, 1.0], [1.0, lr], [0.0, 1.0]])
         return U, np.array([self.mass_, self.J]), np.zeros(2), np.zeros(2)
 
-    def load(self, F: float = 0.0, C: float = 0.0) -> np.ndarray:
-        """Generalised load of a force F (vertical, at the centre of mass) and moment C."""
-        return np.array([F, C], dtype=float)
+    def load(self, force: float = 0.0, moment: float = 0.0, distributed: float = 0.0) -> np.ndarray:
+        """Generalised load of a vertical force at the centre of mass and a moment."""
+        _no_load(self.name, "a rigid body", distributed=distributed)
+        return np.array([force, moment], dtype=float)
 
     def mass(self) -> float:
         return self.mass_
 
 
+class SpringSpec(_Spec):
+    type: Literal["spring"]
+    name: str
+    k: float = Field(gt=0)
+    c: float = Field(0.0, ge=0)
+    k_theta: float = Field(math.inf, gt=0)
+    c_theta: float = Field(0.0, ge=0)
+
+
+@register
 @dataclass
 class SpringDamper:
     """Massless vertical (k, c) and rotational (k_theta, c_theta) spring-damper between
@@ -126,6 +201,16 @@ class SpringDamper:
     k_theta: float = np.inf
     c_theta: float = 0.0
     kind: str = field(default="spring", init=False)
+    type_name: ClassVar[str] = "spring"
+    Spec: ClassVar[type] = SpringSpec
+
+    @classmethod
+    def from_spec(cls, spec: SpringSpec) -> "SpringDamper":
+        return cls(spec.name, spec.k, spec.c, spec.k_theta, spec.c_theta)
+
+    def load(self, force: float = 0.0, moment: float = 0.0, distributed: float = 0.0) -> np.ndarray:
+        _no_load(self.name, "a massless spring-damper", force=force, moment=moment, distributed=distributed)
+        return np.zeros(2)
 
     def __post_init__(self):
         self.k = _positive(self.name, "k", self.k, allow_inf=True)
