@@ -1,6 +1,6 @@
 """DT-TMM cost (flexmbd.tmm, P5): the Riccati sweep is O(number of elements) per step.
 
-    python -m benchmarks.tmm_scaling            # chains of 10, 100, 1000 beam segments + the rig
+    python -m benchmarks.tmm_scaling            # chains of 10, 100, 1000, 10000 beam segments + the rig
     python -m benchmarks.tmm_scaling --quick    # fewer steps
 
 For a clamped-free chain of n beam segments (6 modes each) it times one Newmark step
@@ -72,7 +72,7 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args(argv)
     steps = 50 if args.quick else 200
-    rows = [time_chain(n, steps if n < 1000 else steps // 4) for n in (10, 100, 1000)]
+    rows = [time_chain(n, steps if n < 1000 else max(10, steps * 100 // n)) for n in (10, 100, 1000, 10000)]
     print(f"{'elements':>9} {'step µs':>10} {'µs/elem':>8} {'sweep µs':>9} {'µs/elem':>8} {'direct µs':>10}")
     for r in rows:
         print(f"{r['elements']:9d} {r['step_us']:10.1f} {r['step_us_per_element']:8.2f} {r['sweep_us']:9.1f} "

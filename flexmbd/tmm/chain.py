@@ -147,6 +147,38 @@ class Chain:
         self._update(h, f, a, qs, qds, D, r, Ds, ds)
         return f, a
 
+    # ---------------------------------------------- a step with loads found by iteration
+    def begin(self, h: float, load: np.ndarray) -> None:
+        """Start a step with the base loads ``load``; :meth:`solve` adds loads on a few
+        elements (P5's predictor-corrector loop: contact and suspension forces) without
+        recomputing the rest, :meth:`commit` ends the step."""
+        C, b, Ds, ds, qs, qds, D, r = self.step_equations(h, load)
+        self._pending = (h, C, b, Ds, ds, qs, qds, D, r)
+
+    def solve(self, index: np.ndarray, value: np.ndarray):
+        """Station forces and accelerations of the pending step with extra generalised loads
+        ``value`` (k, m) on the first m coordinates of the elements ``index`` (k,), and the
+        coordinates q (k, nmax) of those elements at t + h."""
+        h, C, b, Ds, ds, qs, qds, D, r = self._pending
+        m = value.shape[1]
+        UD = self._cache[2]
+        b = b.copy()
+        b[index] += np.einsum("kij,kj->ki", UD[index, :, :m], value)
+        f, a = riccati.sweep(self.kind, C, b, Ds, ds, self.left, self.right)
+        g = np.concatenate([-f[index], f[index + 1]], axis=1)
+        ri = r[index].copy()
+        ri[:, :m] += value
+        q = qs[index] + self.beta * h * h * (np.einsum("kji,kj->ki", self.U[index], g) + ri) / D[index]
+        return f, a, q
+
+    def commit(self, f: np.ndarray, a: np.ndarray, index: np.ndarray, value: np.ndarray) -> None:
+        """End the pending step with the solution of :meth:`solve` for these extra loads."""
+        h, C, b, Ds, ds, qs, qds, D, r = self._pending
+        r = r.copy()
+        r[index, :value.shape[1]] += value
+        self._update(h, f, a, qs, qds, D, r, Ds, ds)
+        self._pending = None
+
     def trial(self, h: float, load: np.ndarray):
         """The step's solution without committing it: (f, a, q, q̇, q̈) at t + h (for the
         predictor-corrector loop of P5)."""

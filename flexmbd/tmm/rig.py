@@ -197,6 +197,7 @@ class Rig:
         n_settle = int(round(settle / h))
         n_run = int(round(t_end / h))
         ib, iw = self.i_box, self.i_wheel
+        idx = np.array(ib + iw)              # the elements loaded by the coupling forces
         X = np.zeros(3)
         V = np.zeros(3)
         ch.initialize(self.gravity + self._box_wheel_loads(np.zeros(2), np.zeros(2), self.P))
@@ -219,18 +220,18 @@ class Rig:
             s = v * t_new
             r = np.array([rfun[i](s) + wfun[i](s) for i in range(2)]) if rolling else np.zeros(2)
             Xn, Vn = zi.predict(X, V, A, A_prev, h)
-            state0 = ch.get_state()
             qs = ch.q + h * ch.qd + h * h * (0.5 - ch.beta) * ch.qdd
+            vbs = ch.qd[ib, 0] + h * (1 - ch.gamma) * ch.qdd[ib, 0]
             zb, zw = qs[ib, 0], qs[iw, 0]
+            ch.begin(h, self.gravity)
             for it in range(max_iter):
-                vb = ch.qd[ib, 0] + h * (1 - ch.gamma) * ch.qdd[ib, 0]
                 # velocities consistent with the displacement estimate (Newmark)
-                vb = vb + ch.gamma / (ch.beta * h) * (zb - qs[ib, 0])
+                vb = vbs + ch.gamma / (ch.beta * h) * (zb - qs[ib, 0])
                 susp = self._suspension(zb, vb, Xn[0], Vn[0])
                 Fc = self._contact(zw, Xn[1:], r)
-                ch.set_state(state0)
-                ch.step(h, self.gravity + self._box_wheel_loads(susp, Fc, None))
-                zb_new, zw_new = ch.q[ib, 0], ch.q[iw, 0]
+                value = np.concatenate([-susp, Fc])[:, None]
+                f, a, qx = ch.solve(idx, value)
+                zb_new, zw_new = qx[:2, 0], qx[2:, 0]
                 change = max(np.max(np.abs(zb_new - zb)), np.max(np.abs(zw_new - zw)))
                 zb, zw = zb_new, zw_new
                 if change < tol:
@@ -238,6 +239,7 @@ class Rig:
             else:
                 raise RuntimeError(f"predictor-corrector loop did not converge at t = {t_new:.6g} s "
                                    f"(change {change:.3g} m after {max_iter} iterations)")
+            ch.commit(f, a, idx, value)
             iters[n] = it + 1
             susp = self._suspension(zb, ch.qd[ib, 0], Xn[0], Vn[0])
             Fc = self._contact(zw, Xn[1:], r)
