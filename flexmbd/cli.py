@@ -188,9 +188,9 @@ def cmd_example(args: argparse.Namespace) -> int:
 
 def _bundled_models() -> dict:
     try:
-        from flexmbd.io.model_library import bundled_models
+        from flexmbd.io.model_library import bundled_models, bundled_tmm_models
 
-        return bundled_models()
+        return {**bundled_models(), **bundled_tmm_models()}
     except Exception:  # noqa: BLE001 - listing must work without the model-file tools
         return {}
 

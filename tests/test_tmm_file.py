@@ -12,8 +12,6 @@ from flexmbd.io import tmm_file
 from flexmbd.tmm.chain import Chain
 from flexmbd.tmm.elements import BeamSegment, RigidBody
 
-ROOT = Path(__file__).resolve().parents[1]
-
 CHAIN = """\
 name: cantilever
 tmm:
@@ -74,7 +72,9 @@ def test_bad_chain_files_name_the_key_and_line(tmp_path, capsys, edit, where, wh
 
 
 def test_rig_file_runs_and_writes_the_outputs(tmp_path, capsys):
-    text = (ROOT / "docs" / "solvers" / "tmm-p5-rig.yaml").read_text()
+    from flexmbd.io.model_library import bundled_tmm_models
+
+    text = bundled_tmm_models()["p5-roller-rig"].read_text()
     text = text.replace("t_end: 0.3", "t_end: 0.004").replace("h: 2.0e-5", "h: 4.0e-5")
     text = text.replace("    flexible: true", "    flexible: true\n    settle: 0.004")
     assert run(tmp_path, text, "-o", str(tmp_path / "rig.h5")) == 0
@@ -84,3 +84,17 @@ def test_rig_file_runs_and_writes_the_outputs(tmp_path, capsys):
     bad = text.replace("parameters: {axle_load: 15000}", "parameters: {axle_lod: 15000}")
     assert run(tmp_path, bad) == 2
     assert "tmm.rig.parameters.axle_lod" in capsys.readouterr().err
+
+
+def test_bundled_rig_file_dumps_and_runs_from_the_shell(tmp_path):
+    import subprocess
+
+    assert cli.main(["example", "p5-roller-rig", "--dump", str(tmp_path / "rig.yaml"), "--quiet"]) == 0
+    p = subprocess.run(["flexmbd", "run", str(tmp_path / "rig.yaml"), "--t-end", "0.002", "-o",
+                        str(tmp_path / "rig.h5")], cwd=tmp_path, capture_output=True, text=True, timeout=600,
+                       env={**__import__("os").environ,
+                            "PYTHONPATH": str(Path(tmm_file.__file__).resolve().parents[2])})
+    assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr
+    assert "completed (DT-TMM)" in p.stdout
+    t, out, _ = tmm_file.load(tmp_path / "rig.h5")
+    assert t[-1] == pytest.approx(0.002) and np.all(out["contact1"] > 0)
