@@ -705,7 +705,16 @@ def _load_results(cmd: str, path: str, geometry: bool = False):
     """Load a results file for a command (``geometry``: with the geometry the pictures
     need); a note on stderr if the run did not finish."""
     from flexmbd.io.results_h5 import ResultsFileError, load_result
+    from flexmbd.io.tmm_file import TmmResult, is_tmm_results
 
+    if is_tmm_results(path):                 # a DT-TMM run (docs/solvers/tmm.md): time series only
+        if geometry:
+            raise CLIError(f"{PROG} {cmd}: error: {path}: a DT-TMM results file holds time series, no geometry "
+                           "for pictures; use plot or export --csv", 2)
+        try:
+            return TmmResult(path)
+        except (OSError, KeyError, ValueError) as exc:
+            raise CLIError(f"{PROG} {cmd}: error: {path}: cannot read the DT-TMM results: {exc}", 2)
     try:
         res = load_result(path)
     except ResultsFileError as exc:

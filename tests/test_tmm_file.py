@@ -98,3 +98,19 @@ def test_bundled_rig_file_dumps_and_runs_from_the_shell(tmp_path):
     assert "completed (DT-TMM)" in p.stdout
     t, out, _ = tmm_file.load(tmp_path / "rig.h5")
     assert t[-1] == pytest.approx(0.002) and np.all(out["contact1"] > 0)
+
+
+def test_plot_and_csv_export_read_tmm_results(tmp_path, capsys):
+    assert run(tmp_path, CHAIN, "-o", str(tmp_path / "out.h5"), "--quiet") == 0
+    h5 = str(tmp_path / "out.h5")
+    assert cli.main(["plot", h5, "--list"]) == 0
+    assert "station3.acceleration" in capsys.readouterr().out.split()
+    assert cli.main(["plot", h5, "station3.acceleration", "--out", str(tmp_path / "png")]) == 0
+    assert (tmp_path / "png" / "station3.acceleration.png").stat().st_size > 1000
+    assert cli.main(["export", h5, "--csv", str(tmp_path / "o.csv"), "station3.force"]) == 0
+    table = np.loadtxt(tmp_path / "o.csv", delimiter=",", skiprows=1)
+    t, out, _ = tmm_file.load(h5)
+    assert np.allclose(table[:, 0], t) and np.allclose(table[:, 1:], out["stations.force"][:, 3], rtol=1e-12)
+    capsys.readouterr()
+    assert cli.main(["export", h5, "--vtk", str(tmp_path / "vtk")]) == 2
+    assert "no geometry" in capsys.readouterr().err

@@ -38,6 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from .._version import __version__
 from ..errors import ModelError
 from ..expressions import ExpressionError, compile_tree, parse
+from ..results import Result
 from ..tmm import irregularity as irr
 from ..tmm.chain import Chain
 from ..tmm.elements import TMM_TYPES
@@ -300,6 +301,51 @@ def load(path) -> tuple[np.ndarray, dict, dict]:
         if f.attrs.get("format") != FORMAT:
             raise ValueError(f"{path}: not a {FORMAT} file")
         return f["t"][()], {k: v[()] for k, v in f["outputs"].items()}, dict(f.attrs)
+
+
+def is_tmm_results(path) -> bool:
+    """Whether ``path`` is a DT-TMM results file (False for anything else, unreadable included)."""
+    try:
+        import h5py
+
+        with h5py.File(path, "r") as f:
+            fmt = f.attrs.get("format")
+        return (fmt.decode() if isinstance(fmt, bytes) else fmt) == FORMAT
+    except Exception:  # noqa: BLE001 - not an HDF5 file, missing, ...: the regular loader reports it
+        return False
+
+
+class TmmResult(Result):
+    """A DT-TMM results file read back with the :class:`~flexmbd.results.Result` interface
+    that ``flexmbd plot`` and ``flexmbd export --csv`` use: ``t``, :meth:`names`, ``[name]``,
+    :meth:`plot`.  Station arrays (N, stations, 2) appear per station as
+    ``station<k>.acceleration`` (z'', θ''), ``station<k>.force`` (Q, M),
+    ``station<k>.displacement`` (z, θ)."""
+
+    def __init__(self, path):
+        t, outputs, attrs = load(path)
+        self.t, self.path, self.attrs = t, str(path), attrs
+        self.status = str(attrs.get("status", ""))
+        self.message = str(attrs.get("message", ""))
+        self.success = self.status == "completed"
+        self._cache, self.extra, self.events = {}, {}, []
+        self._outputs = {}
+        for name, val in outputs.items():
+            if val.ndim == 3 and name.startswith("stations."):
+                for k in range(val.shape[1]):
+                    self._outputs[f"station{k}.{name.split('.', 1)[1]}"] = val[:, k]
+            else:
+                self._outputs[name] = val
+        self.body_names = []
+
+    def names(self):
+        return list(self._outputs)
+
+    def _output(self, name):
+        try:
+            return self._outputs[name]
+        except KeyError:
+            raise KeyError(f"no output named {name!r}; available: {', '.join(self._outputs)}") from None
 
 
 def run_file(path, output=None, t_end=None, h=None, quiet=False, stdout=None) -> int:
