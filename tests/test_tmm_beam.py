@@ -152,6 +152,11 @@ def test_bad_elements_and_boundaries_are_named():
         Chain(segments(2), "hinged", "free")
     with pytest.raises(ModelError, match="s0"):
         Chain(segments(2) + segments(1), "free", "free")
+    chain = Chain(segments(2), "clamped", "free")
+    load = chain.zero_load()
+    load[1, 0] = np.nan
+    with pytest.raises(ModelError, match="s1: its load is not finite"):
+        chain.step(1e-4, load)
 
 
 def test_cantilever_matches_flexmbd_geometrically_exact_beam_at_small_amplitude():

@@ -140,19 +140,29 @@ class Chain:
     def step(self, h: float, load: np.ndarray | None = None, method: str = "riccati"):
         """Advance by ``h`` with generalised loads ``load`` (N, nmax) at the new time;
         ``method`` "riccati" (P5) or "direct" (the check)."""
-        load = self.zero_load() if load is None else load
+        load = self.zero_load() if load is None else self._checked(load)
         C, b, Ds, ds, qs, qds, D, r = self.step_equations(h, load)
         solve = riccati.sweep if method == "riccati" else riccati.direct
         f, a = solve(self.kind, C, b, Ds, ds, self.left, self.right)
         self._update(h, f, a, qs, qds, D, r, Ds, ds)
         return f, a
 
+    def _checked(self, load: np.ndarray) -> np.ndarray:
+        load = np.asarray(load, dtype=float)
+        if load.shape != (len(self.elements), self.nmax):
+            raise ModelError(f"loads must have shape {(len(self.elements), self.nmax)} (elements × coordinates), "
+                             f"got {load.shape}", key="load")
+        if not np.all(np.isfinite(load)):
+            bad = self.names[int(np.nonzero(~np.all(np.isfinite(load), axis=1))[0][0])]
+            raise ModelError(f"{bad}: its load is not finite (NaN or inf)", element=bad, key="load")
+        return load
+
     # ---------------------------------------------- a step with loads found by iteration
     def begin(self, h: float, load: np.ndarray) -> None:
         """Start a step with the base loads ``load``; :meth:`solve` adds loads on a few
         elements (P5's predictor-corrector loop: contact and suspension forces) without
         recomputing the rest, :meth:`commit` ends the step."""
-        C, b, Ds, ds, qs, qds, D, r = self.step_equations(h, load)
+        C, b, Ds, ds, qs, qds, D, r = self.step_equations(h, self._checked(load))
         self._pending = (h, C, b, Ds, ds, qs, qds, D, r)
 
     def solve(self, index: np.ndarray, value: np.ndarray):
