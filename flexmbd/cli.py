@@ -188,9 +188,9 @@ def cmd_example(args: argparse.Namespace) -> int:
 
 def _bundled_models() -> dict:
     try:
-        from flexmbd.io.model_library import bundled_models
+        from flexmbd.io.model_library import bundled_models, bundled_tmm_models
 
-        return bundled_models()
+        return {**bundled_models(), **bundled_tmm_models()}
     except Exception:  # noqa: BLE001 - listing must work without the model-file tools
         return {}
 
@@ -392,6 +392,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     from flexmbd.io.model_file import ModelFileError
     from flexmbd.io.model_run import RunError, run_model
 
+    if _is_tmm_file(args.model):
+        return _run_tmm(args)
     if args.dump_resolved is not None:
         return _dump_resolved(args)
     if args.resume is not None:
@@ -415,6 +417,37 @@ def cmd_run(args: argparse.Namespace) -> int:
             if outcome.output and outcome.output not in outcome.message else ""
         raise CLIError(f"{PROG} run: {outcome.message}{where}", outcome.status)
     return 0
+
+
+def _is_tmm_file(path) -> bool:
+    """Whether a model file holds a top-level ``tmm:`` section (DT-TMM, docs/solvers/tmm.md)."""
+    from flexmbd.io.model_file import ModelFileError, read_file
+    from flexmbd.io.tmm_file import is_tmm_text
+
+    try:
+        return is_tmm_text(read_file(path), str(path))
+    except ModelFileError:
+        return False
+
+
+def _run_tmm(args: argparse.Namespace) -> int:
+    """``run`` of a ``tmm:`` model file (a DT-TMM chain or P5's roller rig)."""
+    from flexmbd.io.model_file import ModelFileError
+    from flexmbd.io.tmm_file import run_file
+
+    unsupported = [opt for opt, val in (("--integrator", args.integrator), ("--resume", args.resume),
+                                        ("--dump-resolved", args.dump_resolved)) if val is not None]
+    if unsupported:
+        raise CLIError(f"{PROG} run: error: {', '.join(unsupported)} do(es) not apply to a tmm: model file", 2)
+    try:
+        return run_file(args.model, output=args.output, t_end=args.t_end, h=args.h, quiet=args.quiet)
+    except ModelFileError as exc:
+        raise CLIError(f"{PROG} run: error: {exc}", 2)
+    except (CLIError, KeyboardInterrupt, BrokenPipeError, MemoryError):
+        raise
+    except Exception as exc:  # noqa: BLE001 - never a traceback
+        raise CLIError(f"{PROG} run: internal error while running {args.model}: {type(exc).__name__}: {exc} "
+                       "(please report this with the model file)", 1)
 
 
 def _dump_resolved(args: argparse.Namespace) -> int:
@@ -712,7 +745,16 @@ def _load_results(cmd: str, path: str, geometry: bool = False):
     """Load a results file for a command (``geometry``: with the geometry the pictures
     need); a note on stderr if the run did not finish."""
     from flexmbd.io.results_h5 import ResultsFileError, load_result
+    from flexmbd.io.tmm_file import TmmResult, is_tmm_results
 
+    if is_tmm_results(path):                 # a DT-TMM run (docs/solvers/tmm.md): time series only
+        if geometry:
+            raise CLIError(f"{PROG} {cmd}: error: {path}: a DT-TMM results file holds time series, no geometry "
+                           "for pictures; use plot or export --csv", 2)
+        try:
+            return TmmResult(path)
+        except (OSError, KeyError, ValueError) as exc:
+            raise CLIError(f"{PROG} {cmd}: error: {path}: cannot read the DT-TMM results: {exc}", 2)
     try:
         res = load_result(path)
     except ResultsFileError as exc:

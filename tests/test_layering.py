@@ -30,6 +30,8 @@ LAYERS = [
     ["flexmbd.model"],
     ["flexmbd.compiled_assembly", "flexmbd.system"],
     ["flexmbd.results"],
+    # the discrete-time transfer matrix method (P5): a solver family of its own
+    ["flexmbd.tmm", "flexmbd.tmm.*"],
     ["flexmbd.solvers", "flexmbd.solvers.*"],
     ["flexmbd.io", "flexmbd.io.*"],
     ["flexmbd.examples", "flexmbd.examples.*", "flexmbd.verify", "flexmbd.verify.*", "flexmbd.cli",

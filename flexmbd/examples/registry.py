@@ -27,7 +27,8 @@ __all__ = ["ExampleInfo", "EXAMPLES", "EXAMPLE_MODULES", "example", "load_exampl
 
 #: Fully qualified names of the modules that register examples,
 #: e.g. ``"flexmbd.examples.slider_crank"``.
-EXAMPLE_MODULES: tuple[str, ...] = ("flexmbd.examples.slider_crank", "flexmbd.examples.tensegrity")
+EXAMPLE_MODULES: tuple[str, ...] = ("flexmbd.examples.slider_crank", "flexmbd.examples.tensegrity",
+                                    "flexmbd.examples.p5_rig")
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,15 @@ def bundled_models() -> dict[str, pathlib.Path]:
     return {p.stem: p for p in sorted(d.iterdir()) if p.suffix in (".yaml", ".yml", ".json")}
 
 
+def bundled_tmm_models() -> dict[str, pathlib.Path]:
+    """{example name: path} of the bundled DT-TMM model files (``flexmbd/models/tmm/``, a
+    top-level ``tmm:`` section; flexmbd/io/tmm_file.py), kept apart from the index-3 models."""
+    d = models_dir() / "tmm"
+    if not d.is_dir():
+        return {}
+    return {p.stem: p for p in sorted(d.iterdir()) if p.suffix in (".yaml", ".yml", ".json")}
+
+
 def description(path) -> str:
     """The ``description`` of a bundled model file (cheap: no validation)."""
     import yaml
@@ -28,4 +37,4 @@ def description(path) -> str:
         return ""
 
 
-__all__ = ["models_dir", "bundled_models", "description"]
+__all__ = ["models_dir", "bundled_models", "bundled_tmm_models", "description"]

@@ -1,0 +1,85 @@
+"""Frequency-domain transfer matrices (classical TMM) of the same chains: natural
+frequencies as the zeros of the boundary determinant — an independent check of the
+time-domain elements (P5 checks its wheelset's modes; the beam field matrix is exact,
+not modal).
+
+State y = (z, θ, M, Q) of harmonic amplitudes at ω; the beam field obeys
+y' = A y with z' = θ, θ' = M/EI, M' = −Q, Q' = −ρAω² z (flexmbd/tmm/elements.py's
+conventions), so its transfer matrix is exp(Aℓ).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from scipy.linalg import expm
+from scipy.optimize import brentq
+
+from . import boundary
+from .elements import BeamSegment, RigidBody, SpringDamper
+
+
+def element_matrix(e, omega: float) -> np.ndarray:
+    """Transfer matrix (4×4) of one element at circular frequency ``omega``."""
+    w2 = omega * omega
+    if isinstance(e, BeamSegment):
+        A = np.zeros((4, 4))
+        A[0, 1] = 1.0
+        A[1, 2] = 1.0 / e.EI
+        A[2, 3] = -1.0
+        A[3, 0] = -e.rhoA * w2
+        return expm(A * e.length)
+    if isinstance(e, RigidBody):
+        l, lc = e.length, e.com
+        # z_R = z_L + lθ; Q_R = Q_L − mω²(z_L + lc θ); M_R = M_L − Jω²θ − (l − lc) Q_R − lc Q_L
+        T = np.eye(4)
+        T[0, 1] = l
+        T[3, 0] = -e.mass_ * w2
+        T[3, 1] = -e.mass_ * w2 * lc
+        row_Q = T[3].copy()
+        T[2] = np.array([0.0, -e.J * w2, 1.0, -lc]) - (l - lc) * row_Q
+        return T
+    if isinstance(e, SpringDamper):
+        T = np.eye(4)
+        T[0, 3] = 0.0 if np.isinf(e.k) else 1.0 / e.k
+        T[1, 2] = 0.0 if np.isinf(e.k_theta) else 1.0 / e.k_theta
+        return T
+    raise TypeError(f"not a DT-TMM element: {e!r}")
+
+
+def _boundary_rows(name, where):
+    """Rows selecting the boundary's two unknown quantities and its two zero ones in y."""
+    Ef, Ea = boundary.equations(name, where)
+    # E_f (Q, M) + E_a (z, θ) = 0 on the displacement amplitudes (harmonic: a = −ω² z)
+    E = np.zeros((2, 4))
+    E[:, 0], E[:, 1], E[:, 2], E[:, 3] = Ea[:, 0], Ea[:, 1], Ef[:, 1], Ef[:, 0]
+    return E
+
+
+def determinant(elements: Sequence, left: str, right: str, omega: float) -> float:
+    """Boundary determinant at ``omega`` (zero at a natural frequency)."""
+    T = np.eye(4)
+    for e in elements:
+        T = element_matrix(e, omega) @ T
+    El, Er = _boundary_rows(left, "left"), _boundary_rows(right, "right")
+    _, _, vt = np.linalg.svd(El)
+    basis = vt[2:].T                          # y_0 = basis u
+    M = Er @ T @ basis
+    # scale-free: normalise by the magnitude of the matrix entries
+    return float(np.linalg.det(M) / max(np.max(np.abs(M)) ** 2, 1e-300))
+
+
+def natural_frequencies(elements: Sequence, left: str = "free", right: str = "free",
+                        f_max: float = 1000.0, n_scan: int = 4000) -> np.ndarray:
+    """Natural frequencies [Hz] up to ``f_max`` (sign changes of the determinant on a scan
+    of ``n_scan`` points, refined by Brent's method; rigid-body zeros at 0 Hz excluded)."""
+    f = np.linspace(f_max / n_scan, f_max, n_scan)
+    d = np.array([determinant(elements, left, right, 2 * np.pi * x) for x in f])
+    out = []
+    for i in np.nonzero(np.sign(d[:-1]) * np.sign(d[1:]) < 0)[0]:
+        g = lambda x: determinant(elements, left, right, 2 * np.pi * x)  # noqa: E731
+        r = brentq(g, f[i], f[i + 1], xtol=1e-12 * f[i + 1])
+        # a sign change through a pole is not a zero: the determinant must be small there
+        if abs(g(r)) < 1e-6:
+            out.append(r)
+    return np.array(out)

@@ -1,0 +1,116 @@
+"""``flexmbd run`` of model files with a ``tmm:`` section (flexmbd.io.tmm_file): the
+chain gives the Python API's numbers, the rig file runs, bad input names its key and line."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from flexmbd import cli
+from flexmbd.io import tmm_file
+from flexmbd.tmm.chain import Chain
+from flexmbd.tmm.elements import BeamSegment, RigidBody
+
+CHAIN = """\
+name: cantilever
+tmm:
+  h: 1.0e-4
+  t_end: 0.02
+  chain:
+    left: clamped
+    right: free
+    elements:
+      - {type: beam, name: s1, length: 0.5, EI: 1.6e6, rhoA: 240}
+      - {type: beam, name: s2, length: 0.5, EI: 1.6e6, rhoA: 240}
+      - {type: rigid, name: tip, mass: 80, J: 2}
+    loads:
+      - {element: tip, force: -1000, scale: "sin(60*t)"}
+      - {element: s1, distributed: -2354}
+"""
+
+
+def run(tmp_path, text, *extra):
+    f = tmp_path / "m.yaml"
+    f.write_text(text)
+    return cli.main(["run", str(f), *extra])
+
+
+def test_chain_file_gives_the_python_api_numbers(tmp_path, capsys):
+    assert run(tmp_path, CHAIN, "-o", str(tmp_path / "out.h5")) == 0
+    assert "completed (DT-TMM)" in capsys.readouterr().out
+    t, out, attrs = tmm_file.load(tmp_path / "out.h5")
+    assert attrs["status"] == "completed" and "cantilever" in attrs["model_text"]
+    segs = [BeamSegment("s1", 0.5, 1.6e6, 240), BeamSegment("s2", 0.5, 1.6e6, 240)]
+    chain = Chain(segs + [RigidBody("tip", 80, 2)], "clamped", "free")
+
+    def load(tt):
+        g = chain.zero_load()
+        g[2, 0] = -1000 * np.sin(60 * tt)
+        g[0, :6] = segs[0].uniform_load(-2354)
+        return g
+
+    T, A, F, Z = chain.simulate(1e-4, 200, load=load)
+    assert np.array_equal(t, T)
+    assert np.allclose(out["stations.acceleration"], A, rtol=1e-12, atol=1e-12 * np.abs(A).max())
+    assert np.allclose(out["stations.force"], F, rtol=1e-12, atol=1e-12 * np.abs(F).max())
+
+
+@pytest.mark.parametrize("edit,where,what", [
+    (("rhoA: 240}", "rhoA: -240}"), "m.yaml:9: tmm.chain.elements[0].rhoA", "greater than 0"),
+    (("element: tip,", "element: top,"), "m.yaml:13: tmm.chain.loads[0].element", "no element named 'top'"),
+    (('"sin(60*t)"', '"sin(60*)"'), "m.yaml:13: tmm.chain.loads[0].scale", "not a valid expression"),
+    (("right: free", "right: hinged"), "tmm.chain.right", "unknown boundary condition 'hinged'"),
+    (("{type: rigid,", "{type: rigidd,"), "tmm.chain.elements[2]", ""),
+    (("t_end: 0.02", "t_end: 0.00001"), "tmm.h", "smaller than t_end"),
+    (("s1, distributed: -2354", "s1, force: 3"), "m.yaml:14: tmm.chain.loads[1].force", "takes no force"),
+])
+def test_bad_chain_files_name_the_key_and_line(tmp_path, capsys, edit, where, what):
+    assert run(tmp_path, CHAIN.replace(*edit)) == 2
+    err = capsys.readouterr().err
+    assert where in err and what in err and "Traceback" not in err
+
+
+def test_rig_file_runs_and_writes_the_outputs(tmp_path, capsys):
+    from flexmbd.io.model_library import bundled_tmm_models
+
+    text = bundled_tmm_models()["p5-roller-rig"].read_text()
+    text = text.replace("t_end: 0.3", "t_end: 0.004").replace("h: 2.0e-5", "h: 4.0e-5")
+    text = text.replace("    flexible: true", "    flexible: true\n    settle: 0.004")
+    assert run(tmp_path, text, "-o", str(tmp_path / "rig.h5")) == 0
+    t, out, _ = tmm_file.load(tmp_path / "rig.h5")
+    assert {"box1.acc", "wheel4.acc", "axle.mid.acc", "contact1", "contact2"} <= set(out)
+    assert len(t) == len(out["contact1"]) and np.all(out["contact1"] > 0)
+    bad = text.replace("parameters: {axle_load: 15000}", "parameters: {axle_lod: 15000}")
+    assert run(tmp_path, bad) == 2
+    assert "tmm.rig.parameters.axle_lod" in capsys.readouterr().err
+
+
+def test_bundled_rig_file_dumps_and_runs_from_the_shell(tmp_path):
+    import subprocess
+
+    assert cli.main(["example", "p5-roller-rig", "--dump", str(tmp_path / "rig.yaml"), "--quiet"]) == 0
+    p = subprocess.run(["flexmbd", "run", str(tmp_path / "rig.yaml"), "--t-end", "0.002", "-o",
+                        str(tmp_path / "rig.h5")], cwd=tmp_path, capture_output=True, text=True, timeout=600,
+                       env={**__import__("os").environ,
+                            "PYTHONPATH": str(Path(tmm_file.__file__).resolve().parents[2])})
+    assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr
+    assert "completed (DT-TMM)" in p.stdout
+    t, out, _ = tmm_file.load(tmp_path / "rig.h5")
+    assert t[-1] == pytest.approx(0.002) and np.all(out["contact1"] > 0)
+
+
+def test_plot_and_csv_export_read_tmm_results(tmp_path, capsys):
+    assert run(tmp_path, CHAIN, "-o", str(tmp_path / "out.h5"), "--quiet") == 0
+    h5 = str(tmp_path / "out.h5")
+    assert cli.main(["plot", h5, "--list"]) == 0
+    assert "station3.acceleration" in capsys.readouterr().out.split()
+    assert cli.main(["plot", h5, "station3.acceleration", "--out", str(tmp_path / "png")]) == 0
+    assert (tmp_path / "png" / "station3.acceleration.png").stat().st_size > 1000
+    assert cli.main(["export", h5, "--csv", str(tmp_path / "o.csv"), "station3.force"]) == 0
+    table = np.loadtxt(tmp_path / "o.csv", delimiter=",", skiprows=1)
+    t, out, _ = tmm_file.load(h5)
+    assert np.allclose(table[:, 0], t) and np.allclose(table[:, 1:], out["stations.force"][:, 3], rtol=1e-12)
+    capsys.readouterr()
+    assert cli.main(["export", h5, "--vtk", str(tmp_path / "vtk")]) == 2
+    assert "no geometry" in capsys.readouterr().err
