@@ -156,6 +156,16 @@ class DotConstraintGroup(ConstraintGroup):
 
     # --------------------------------------------------------------- helpers
     def _time_terms(self, t):
+        """(w, ẇ, ẅ, s, ṡ, s̈) at t; the last time's kept (a step asks for them several
+        times: Newton, projection, consistent accelerations); callers must not modify them."""
+        cached = getattr(self, "_time_cache", None)
+        if cached is not None and cached[0] == t:
+            return cached[1]
+        terms = self._evaluate_time_terms(t)
+        self._time_cache = (t, terms)
+        return terms
+
+    def _evaluate_time_terms(self, t):
         n = len(self)
         w, dw, ddw = self.w0.copy(), np.zeros((n, 2)), np.zeros((n, 2))
         s, ds, dds = self.s0.copy(), np.zeros(n), np.zeros(n)
@@ -235,9 +245,11 @@ class DotConstraintGroup(ConstraintGroup):
 
     def time_derivative(self, qe, t):
         """Φ_t (n,)."""
-        _, dw, _, _, ds, _ = self._time_terms(t)
         if not self.laws:
             return np.zeros(len(self))
+        _, dw, _, _, ds, _ = self._time_terms(t)
+        if USE_KERNELS and self.kind.kernel_code is not None:
+            return _kernel_assemble(self, qe, dw, ds, None, False)[0]     # Σ ẇ_k d_k − ṡ
         d = self._dots(qe)[5]
         return np.einsum("nk,nk->n", dw, d) - ds
 
@@ -252,8 +264,10 @@ class DotConstraintGroup(ConstraintGroup):
             _, Jq, H = _kernel_assemble(self, qe, w, s, np.ones(n), True)
             out = -np.einsum("nab,na,nb->n", H, vl, vl)
             if self.laws:
-                d, grad = self._dots(qe)[5:]
-                out -= 2 * np.einsum("nk,nkj,nj->n", dw, grad, vl) + np.einsum("nk,nk->n", ddw, d) - dds
+                # Φ_qt q' and Φ_tt: the same dot products weighted by ẇ and ẅ (offsets ṡ, s̈)
+                _, Jqt, _ = _kernel_assemble(self, qe, dw, np.zeros(n), None, False)
+                phi_tt = _kernel_assemble(self, qe, ddw, dds, None, False)[0]
+                out -= 2 * np.einsum("nj,nj->n", Jqt, vl) + phi_tt
             return out
         qb, X, Y, JX, JY, d, grad = self._dots(qe)
         Xd = np.einsum("nkij,nj->nki", JX, vl)
