@@ -116,6 +116,7 @@ class System:
         self.removed_groups = []
         if redundancy not in ("remove", "keep"):
             raise ValueError("redundancy must be 'remove' or 'keep'")
+        self.redundancy = redundancy
         if redundancy == "remove":
             self._remove_redundant(rank_tolerance)
         self._index_constraints()

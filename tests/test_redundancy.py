@@ -303,3 +303,16 @@ def test_solvers_take_the_redundancy_option_of_model_files():
         model.simulate(t_end=0.1, h=0.01, redundancy="keep", system=_keep_all(model))
     static = model.static_equilibrium(load_steps=1, redundancy="keep")
     assert static.system.m == 23
+
+
+def test_a_run_that_fails_with_redundant_equations_kept_says_so():
+    """Bricard's linkage (one equation dependent on the others) with redundancy="keep":
+    Newton cannot converge, and the failure names the dependent equation and the kept
+    redundancy instead of only the equation of motion Newton stopped at; removed (the
+    default) it runs."""
+    model = bricard(1.0)
+    kept = _quiet(model.simulate, t_end=0.2, h=1e-2, redundancy="keep")
+    assert not kept.success
+    assert "1 of the 36 constraint equations are dependent" in kept.message
+    assert "redundancy: keep" in kept.message and "constraint of 'J6'" in kept.message
+    assert _quiet(model.simulate, t_end=0.2, h=1e-2).success

@@ -55,3 +55,39 @@ def _user_key(element, key: str) -> str:
 
 
 __all__ = ["nonfinite_time_function"]
+
+
+def dependent_constraints(system, q: np.ndarray, t: float, tol: float = 1e-9, limit: int = 2000) -> str | None:
+    """"… equations are dependent …" when the constraint Jacobian at (q, t) has lower rank
+    than it has rows (redundant equations kept, or a singular configuration), naming the
+    first dependent equation; None when it has full rank (or more than ``limit`` rows, where
+    the dense rank test would cost more than the diagnosis is worth)."""
+    m = system.m
+    if m == 0 or m > limit:
+        return None
+    Jq = system.constraint_jacobian(system.extend(q), t, dense=True)
+    norms = np.linalg.norm(Jq, axis=1)
+    norms[norms == 0.0] = 1.0
+    rows = Jq / norms[:, None]
+    sv = np.linalg.svd(rows, compute_uv=False)
+    rank = int(np.sum(sv > tol * sv[0])) if sv.size else 0
+    if rank >= m:
+        return None
+    # the first row that adds nothing to those before it (Gram-Schmidt in model order)
+    basis: list[np.ndarray] = []
+    first = None
+    for i, r in enumerate(rows):
+        res = r.copy()
+        for b in basis:
+            res -= (res @ b) * b
+        nr = np.linalg.norm(res)
+        if nr <= 1e-7:
+            first = i
+            break
+        basis.append(res / nr)
+    where = f"; the first: {system.describe_row(system.n + first)}" if first is not None else ""
+    kept = getattr(system, "redundancy", "remove") == "keep"
+    why = ("redundant equations were kept (redundancy: keep): their multipliers are not unique and the "
+           "Newton matrix is singular; let flexmbd remove them (redundancy: remove, the default)" if kept else
+           "the mechanism is in a singular configuration (a lock-up or bifurcation point)")
+    return f"{m - rank} of the {m} constraint equations are dependent at t = {t:.6g} s{where}: {why}"

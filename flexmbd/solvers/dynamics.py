@@ -24,7 +24,7 @@ from ..system import JACOBIAN_TERMS, freeze_reporting, jacobian_terms
 from .initial import ConsistentAccelerations, StepState, characteristic_scales, initial_state  # noqa: F401
 from ..linalg import LinearSolver, SingularMatrixError
 from ..services import provide
-from .diagnose import nonfinite_time_function
+from .diagnose import dependent_constraints, nonfinite_time_function
 from .events import EventWatch
 from .adaptive import Controller, ErrorControl
 from .halving import advance
@@ -427,6 +427,9 @@ def _failure_message(sys, failure, max_halvings):
         where = f"; worst equation: {sys.describe_row(worst)} (|r| = {abs(chk[worst]):.3g})"
     else:
         where = ""
+    dependent = dependent_constraints(sys, failure.state.q, failure.state.t)
+    if dependent is not None:   # the cause is the constraint set, not the equation Newton stopped at
+        where += f"\n{dependent}"
     return (f"step from t = {failure.state.t:.6g} s failed even with h = {failure.h:.3g} s after {max_halvings} "
             f"halvings: {out.message}; residual norm {out.residual_norm:.3g}{where}")
 
