@@ -77,6 +77,9 @@ class Result:
     def computed_steps(self) -> int:
         """Steps the integrator took (more than :attr:`steps`, the stored ones, when only
         every k-th step was stored: ``output_every``)."""
+        adaptive = getattr(self, "adaptive", None)
+        if adaptive:
+            return int(adaptive["accepted"])
         every = getattr(self, "output_every", 1)
         if every == 1 or not self.h or len(self.t) < 2:
             return self.steps
@@ -104,7 +107,9 @@ class Result:
             return s + ("\n" + self.message if not self.success else "")
         every = getattr(self, "output_every", 1)
         stored = f" ({self.steps} stored: every {every} steps)" if every > 1 else ""
-        peak = f", max {self.max_iterations()}" if every == 1 else ""
+        if getattr(self, "adaptive", None):
+            stored = f" ({self.steps} stored)"
+        peak = f", max {self.max_iterations()}" if not stored else ""
         s = (f"{'completed' if self.success else 'FAILED'}: {self.computed_steps} steps{stored} to t = "
              f"{self.t[-1]:.6g} s, {self.stats['iterations'][1:].sum()} Newton iterations "
              f"(mean {self.mean_iterations():.2f}{peak} per step), "
@@ -114,10 +119,11 @@ class Result:
         sub = np.asarray(self.stats.get("substeps", []))[1:]
         covered = np.maximum(1, np.round(np.diff(self.t) / self.h)) if every > 1 and sub.size else 1
         adaptive = getattr(self, "adaptive", None)
+        controlled = bool(adaptive) or bool((getattr(self, "settings", None) or {}).get("rtol"))
         if adaptive:
             s += (f"; error-controlled: {adaptive['accepted']} steps ({adaptive['rejected']} rejected), h from "
                   f"{adaptive['h_smallest']:.3g} to {adaptive['h_largest']:.3g} s")
-        elif sub.size and np.any(sub > covered):
+        elif sub.size and np.any(sub > covered) and not controlled:
             halved = sub > covered
             count = f"{int(halved.sum())} steps" if every == 1 else f"steps in {int(halved.sum())} stored intervals"
             s += (f"; {count} halved ({int((sub - covered).sum())} extra sub-steps; first by "

@@ -40,3 +40,41 @@ def test_a_step_below_h_min_stops_the_run_with_a_diagnosis():
     assert not res.success and "h_min" in res.message and len(res.t) >= 1
     with pytest.raises(SettingError, match="rtol"):
         C.simple_pendulum(np.pi / 2).simulate(t_end=1.0, h=0.1, rtol=-1.0)
+
+
+def test_error_controlled_run_from_a_model_file_writes_and_resumes(tmp_path):
+    """``rtol`` in a model file's solver section: the results file holds the output times,
+    its summary the step control; a run stopped half-way and resumed completes on the same
+    output times and ends within the tolerance of the uninterrupted run."""
+    pytest.importorskip("h5py")
+    import warnings
+
+    from flexmbd.cli import main
+    from flexmbd.io.model_file import load_model_file
+    from flexmbd.io.model_run import writer_settings
+    from flexmbd.io.results_h5 import ResultWriter, load_result
+    from flexmbd.solvers.dynamics import simulate
+
+    path = tmp_path / "dc.yaml"
+    assert main(["example", "driven-crank", "--dump", str(path)]) == 0
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace(text[text.index("solver:"):text.index("outputs:")],
+                                 "solver:\n  t_end: 0.5\n  h: 0.01\n  rtol: 1.0e-5\n"), encoding="utf-8")
+    full = tmp_path / "full.h5"
+    assert main(["run", str(path), "-o", str(full), "--quiet"]) == 0
+    back = load_result(full)
+    assert np.allclose(back.t, np.linspace(0.0, 0.5, 51), atol=1e-12)
+    assert back.adaptive["accepted"] > 50 and "error-controlled:" in back.summary()
+    loaded = load_model_file(path)
+    part = tmp_path / "part.h5"
+    w = ResultWriter(part, loaded.freeze(), loaded.text, writer_settings(loaded), chunk=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        simulate(loaded.model, settings=loaded.simulate_settings().replace(t_end=0.25), system=w.system,
+                 on_step=w.on_step)
+    w.abandon()
+    assert main(["run", str(path), "--resume", str(part), "--quiet"]) == 0
+    resumed = load_result(part)
+    assert np.allclose(resumed.t, back.t, atol=1e-12)
+    scale = np.abs(back.q).max()
+    assert np.abs(resumed.q[-1] - back.q[-1]).max() < 1e-4 * scale

@@ -518,6 +518,8 @@ class ResultWriter:
                               json.dumps([[float(t), str(e), str(k)] for t, e, k in result.events]))
             if result is not None and getattr(result, "notes", None):
                 self._guarded(self.file.attrs.__setitem__, "notes", json.dumps(list(result.notes)))
+            if result is not None and getattr(result, "adaptive", None):
+                self._guarded(self.file.attrs.__setitem__, "adaptive", json.dumps(result.adaptive))
             if self.write_error is not None:
                 status, message = "failed", str(self.write_error)
             elif outputs and self.n_saved:
@@ -656,6 +658,10 @@ class StoredResult(Result):
             self.notes = [str(n) for n in json.loads(attrs.get("notes", "[]") or "[]")]
         except (ValueError, TypeError):
             self.notes = []
+        try:
+            self.adaptive = json.loads(attrs.get("adaptive", "null") or "null")
+        except (ValueError, TypeError):
+            self.adaptive = None
         self.settings = json.loads(attrs.get("settings", "{}") or "{}")
         self.h = self.settings.get("h")
         self.output_every = int(self.settings.get("output_every", 1) or 1)
