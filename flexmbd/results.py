@@ -80,6 +80,8 @@ class Result:
         adaptive = getattr(self, "adaptive", None)
         if adaptive:
             return int(adaptive["accepted"])
+        if getattr(self, "steps_taken", None) is not None:
+            return int(self.steps_taken)
         every = getattr(self, "output_every", 1)
         if every == 1 or not self.h or len(self.t) < 2:
             return self.steps
@@ -107,7 +109,7 @@ class Result:
             return s + ("\n" + self.message if not self.success else "")
         every = getattr(self, "output_every", 1)
         stored = f" ({self.steps} stored: every {every} steps)" if every > 1 else ""
-        if getattr(self, "adaptive", None):
+        if getattr(self, "adaptive", None) or self.computed_steps != self.steps and not stored:
             stored = f" ({self.steps} stored)"
         peak = f", max {self.max_iterations()}" if not stored else ""
         s = (f"{'completed' if self.success else 'FAILED'}: {self.computed_steps} steps{stored} to t = "
@@ -119,7 +121,14 @@ class Result:
         sub = np.asarray(self.stats.get("substeps", []))[1:]
         covered = np.maximum(1, np.round(np.diff(self.t) / self.h)) if every > 1 and sub.size else 1
         adaptive = getattr(self, "adaptive", None)
-        controlled = bool(adaptive) or bool((getattr(self, "settings", None) or {}).get("rtol"))
+        settings = getattr(self, "settings", None) or {}
+        controlled = bool(adaptive) or bool(settings.get("rtol"))
+        if getattr(self, "steps_taken", None) is not None or settings.get("output_times"):
+            # stored rows cover several steps: halvings are the sub-steps beyond the steps taken
+            extra = int(sub.sum()) - self.computed_steps
+            if extra > 0 and not controlled:
+                s += f"; steps halved ({extra} extra sub-steps)"
+            controlled = True
         if adaptive:
             s += (f"; error-controlled: {adaptive['accepted']} steps ({adaptive['rejected']} rejected), h from "
                   f"{adaptive['h_smallest']:.3g} to {adaptive['h_largest']:.3g} s")

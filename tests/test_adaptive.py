@@ -78,3 +78,11 @@ def test_error_controlled_run_from_a_model_file_writes_and_resumes(tmp_path):
     assert np.allclose(resumed.t, back.t, atol=1e-12)
     scale = np.abs(back.q).max()
     assert np.abs(resumed.q[-1] - back.q[-1]).max() < 1e-4 * scale
+
+
+def test_error_controlled_steps_land_on_given_output_times():
+    times = [0.123, 0.5, 0.77777]
+    res = C.simple_pendulum(np.pi / 2).simulate(t_end=1.0, h=0.05, rtol=1e-5, output_times=times)
+    assert np.allclose(res.t, [0.0, *times, 1.0], rtol=0, atol=1e-12)
+    full = C.simple_pendulum(np.pi / 2).simulate(t_end=1.0, h=0.05, rtol=1e-5)
+    assert np.abs(res.q[-1] - full.q[-1]).max() < 1e-4

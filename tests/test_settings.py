@@ -387,3 +387,45 @@ def test_output_every_stores_every_kth_step_of_the_same_run(tmp_path):
     a = load_result(part)
     assert np.allclose(a.t, full.t[[0, 4, 8, 10, 12, 16, 20]], atol=1e-15)
     assert np.array_equal(a.q[-1], full.q[-1])
+
+
+def test_output_times_store_exactly_the_times_asked_and_resume(tmp_path):
+    """``output_times`` in a model file: the results file holds t = 0, those times and t_end;
+    before the first time off the grid the states equal the full run's bit for bit (the
+    grid is the same), after it within the discretisation error (the step across 0.0333 s
+    was split there); a run stopped and resumed stores the same rows with the same values.
+    Bad lists are refused naming the setting."""
+    pytest.importorskip("h5py")
+    from flexmbd.cli import main
+    from flexmbd.io.model_file import load_model_file
+    from flexmbd.io.model_run import writer_settings
+    from flexmbd.io.results_h5 import ResultWriter, load_result
+    from flexmbd.solvers.dynamics import simulate
+
+    times = [0.01, 0.025, 0.0333, 0.05]
+    yaml = _driven_crank(tmp_path, "solver:\n  t_end: 0.1\n  h: 0.005\n  output_times: [0.01, 0.025, 0.0333, 0.05]")
+    out = tmp_path / "times.h5"
+    assert main(["run", str(yaml), "-o", str(out), "--quiet"]) == 0
+    back = load_result(out)
+    assert np.allclose(back.t, [0.0, *times, 0.1], rtol=0, atol=1e-15)
+    loaded = load_model_file(yaml)
+    full = simulate(loaded.model, settings=loaded.simulate_settings().replace(output_times=None))
+    np.testing.assert_array_equal(back.q[1], full.q[2])           # t = 0.01 (on the grid, before the split)
+    assert np.abs(back.q[-1] - full.q[-1]).max() < 1e-6
+    part = tmp_path / "part.h5"
+    w = ResultWriter(part, loaded.freeze(), loaded.text, writer_settings(loaded), chunk=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        simulate(loaded.model, settings=loaded.simulate_settings().replace(t_end=0.03, output_times=[0.01, 0.025]),
+                 system=w.system,
+                 on_step=w.on_step)
+    w.abandon()
+    assert main(["run", str(yaml), "--resume", str(part), "--quiet"]) == 0
+    a = load_result(part)
+    assert np.allclose(a.t, [0.0, 0.01, 0.025, 0.03, 0.0333, 0.05, 0.1], atol=1e-15)
+    np.testing.assert_array_equal(a.q[-1], back.q[-1])
+    for bad, text in (([0.05, 0.01], "strictly increasing"), ([0.2], "outside"), ("x", "list of times")):
+        with pytest.raises(SettingError, match=text):
+            DynamicSettings(t_end=0.1, h=0.005, output_times=bad)
+    with pytest.raises(SettingError, match="exclude each other"):
+        DynamicSettings(t_end=0.1, h=0.005, output_times=[0.05], output_every=2)

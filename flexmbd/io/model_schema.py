@@ -15,7 +15,7 @@ from it.
 from __future__ import annotations
 
 import dataclasses
-from typing import Annotated, ClassVar, Literal, Union
+from typing import Annotated, ClassVar, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, StringConstraints, Tag, create_model, model_validator
 from pydantic_core import PydanticCustomError
@@ -158,7 +158,8 @@ MAX_STEPS = 10_000_000
 #: (an integrator object, a set of Jacobian terms); every other key takes the type of its
 #: field in flexmbd/solvers/settings.py.
 _FILE_TYPES = {"integrator": Integrator, "refresh": Refresh, "linear_solver": LinearSolverName,
-               "jacobian": Annotated[str, Field(max_length=200)]}
+               "jacobian": Annotated[str, Field(max_length=200)],
+               "output_times": Optional[Annotated[list[float], Field(min_length=1)]]}
 
 _REDUNDANCY_DESCRIPTION = "remove redundant constraint equations (with a warning) or keep them"
 

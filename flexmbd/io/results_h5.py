@@ -112,6 +112,8 @@ def solver_settings(settings=None, **kw):
             out[k] = sorted(v)
         elif isinstance(v, (np.floating, np.integer)):
             out[k] = v.item()
+        elif isinstance(v, tuple):
+            out[k] = list(v)
         elif v is None or isinstance(v, (bool, int, float, str, list, dict)):
             out[k] = v
         else:

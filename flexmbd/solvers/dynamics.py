@@ -295,12 +295,12 @@ def simulate(model: Model, t_end: float | None = None, h: float | None = None, *
     if s.rtol is not None:      # error-controlled steps between the output times
         controller = _controller(system, s, stepper, state, consistent, res, watch)
         consistent = None       # the controller makes the multipliers consistent itself
+    targets, stored = _targets(s, origin, k0, n_steps, state.t, controller is not None)
     clock0 = time.perf_counter()
     with CompileWatch(announce=False) as compiling:   # the first run compiles kernels: not wall time
-        for k in range(1, n_steps + 1):
+        for k, target in enumerate(targets, 1):
             c0 = time.perf_counter()
             st0 = vars(newton.stats).copy()
-            target = origin + (k0 + k) * h
             if controller is not None:
                 step = controller.advance(state, target)
             else:
@@ -328,8 +328,8 @@ def simulate(model: Model, t_end: float | None = None, h: float | None = None, *
             if watch and controller is None:
                 res.events += watch.step(state.t, state.q, state.v)
             if progress is not None:
-                progress(state.t, k, n_steps, newton.stats)
-            if (k0 + k) % every and k < n_steps:
+                progress(state.t, k, len(targets), newton.stats)
+            if not stored[k - 1]:
                 pending = (state, stats)
                 continue
             pending = None
@@ -337,6 +337,8 @@ def simulate(model: Model, t_end: float | None = None, h: float | None = None, *
             if on_step is not None and on_step(state, stats) is False:
                 res.fail(f"stopped by the caller at t = {state.t:.6g} s")
                 break
+    if s.output_times is not None and controller is None:
+        res.steps_taken = k if targets.size else 0     # the steps of the merged grid (not the rows stored)
     if controller is not None:
         res.adaptive = controller.stats.as_dict()
     elif s.convergence != "scaled" and np.any(np.asarray(res._stats["substeps"][1:]) > 1):
@@ -349,6 +351,33 @@ def simulate(model: Model, t_end: float | None = None, h: float | None = None, *
     res.nnz = newton.nnz
     res.finish()
     return res
+
+
+def _targets(s: DynamicSettings, origin: float, k0: int, n_steps: int, t_now: float,
+             controlled: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The times the run advances to, one after the other, and which of them are stored.
+
+    Fixed steps: the grid origin + k h (k0 < k ≤ k0 + n_steps), every ``output_every``-th
+    and the last stored; with ``output_times`` the grid and those times merged (the step
+    crossing one is split there), those and the last stored.  Error-controlled steps
+    (``controlled``): the grid, or the output times and t_end, all stored."""
+    h = s.h
+    grid = origin + h * np.arange(k0 + 1, k0 + n_steps + 1)
+    if s.output_times is None:
+        stored = (np.arange(k0 + 1, k0 + n_steps + 1) % s.output_every == 0)
+        if n_steps:
+            stored[-1] = True
+        return grid, (stored | controlled) if controlled else stored
+    outs = np.array([t for t in s.output_times if t > t_now + 1e-9 * h])
+    end = grid[-1] if n_steps else t_now
+    base = np.array([end]) if controlled else grid
+    merged = np.union1d(base, outs)
+    keep = np.r_[True, np.diff(merged) > 1e-9 * h]       # a time on the grid is one target
+    merged = merged[keep]
+    stored = np.array([np.any(np.abs(outs - t) <= 1e-9 * h) for t in merged])
+    if merged.size:
+        stored[-1] = True
+    return merged, stored
 
 
 def _controller(system, s: DynamicSettings, stepper: DynamicsStepper, state: StepState,

@@ -134,6 +134,19 @@ def _refresh(key, v):
                             f"got {v!r}")
 
 
+def _output_times(key, v):
+    if v is None:
+        return None
+    try:
+        seq = v.tolist() if hasattr(v, "tolist") else v
+        times = tuple(float(x) for x in (seq if isinstance(seq, (list, tuple)) else [seq]))
+    except (TypeError, ValueError):
+        raise SettingError(key, f"{key} must be a list of times [s], got {v!r}") from None
+    if not times or not all(math.isfinite(x) for x in times) or any(b <= a for a, b in zip(times, times[1:])):
+        raise SettingError(key, f"{key} must be a non-empty, strictly increasing list of finite times, got {list(times)}")
+    return times
+
+
 def _linear_solver(key, v):
     from ..linalg import METHODS
 
@@ -263,6 +276,8 @@ class Settings:
                 v = integrator_to_json(v)
             elif isinstance(v, frozenset):
                 v = sorted(v)
+            elif isinstance(v, tuple):
+                v = list(v)
             out[k] = v
         return out
 
@@ -455,6 +470,10 @@ class DynamicSettings(Settings):
     h_min: Optional[float] = setting(
         None, "error-controlled steps: the smallest step before the run stops with a diagnosis [s]; None: "
               "1e-10 × (t_end − t_start)", gt=0)
+    output_times: Optional[tuple[float, ...]] = setting(
+        None, "store the state at exactly these times [s] (and at t_end) instead of every step: the integrator "
+              "lands on each (with fixed steps the step that crosses one is split there); not with output_every",
+        check=_output_times)
     output_every: int = setting(1, "store every k-th step of the grid t_start + k h (and the last one): the results, "
                                    "the results file and its outputs hold those; per-step statistics are summed "
                                    "over the steps between them", ge=1)
@@ -477,6 +496,13 @@ class DynamicSettings(Settings):
             run = f"t_end = {self.t_end:g} s" if self.t_start == 0 else f"t_end − t_start = {span:g} s"
             raise SettingError("h", f"the step h = {self.h:g} s is longer than the run ({run}): no step would be "
                                     "taken")
+        if self.output_times is not None:
+            if self.output_every != 1:
+                raise SettingError("output_times", "output_times and output_every exclude each other: give one")
+            outside = [t for t in self.output_times if not self.t_start < t <= self.t_end * (1 + 1e-12)]
+            if outside:
+                raise SettingError("output_times", f"output_times must lie in (t_start, t_end] = ({self.t_start:g}, "
+                                                   f"{self.t_end:g}] s; outside: {outside}")
 
     @property
     def n_steps(self) -> int:
