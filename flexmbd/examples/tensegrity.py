@@ -347,7 +347,8 @@ def energy_run(k=P1_K, c=P1_C, t_end=0.3, h=P1_H, **build_options):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = t.model.simulate(t_end=t_end, h=h, integrator=Newmark(P1_BETA, P1_GAMMA), tol=P1_TOL,
-                               max_iter=P1_MAX_ITER)
+                               max_iter=P1_MAX_ITER, convergence="residual",
+                               multipliers="integrator")
     total = res["energy.kinetic"] + res["energy.potential"]
     e = {"kinetic": res["energy.kinetic"], "spring": res["energy.potential"], "total": total,
          "damper": res["energy.dissipated"], "numerical": res["energy.numerical_dissipation"]}
@@ -382,7 +383,8 @@ def jacobian_study(cases=JACOBIAN_CASES, parts=JACOBIAN_PARTS, steps=100, h=P1_H
                 warnings.simplefilter("ignore")
                 c0 = time.perf_counter()
                 res = t.model.simulate(t_end=steps * h, h=h, integrator=Newmark(P1_BETA, P1_GAMMA), tol=P1_TOL,
-                                       max_iter=P1_MAX_ITER, jacobian=part, max_halvings=0)
+                                       max_iter=P1_MAX_ITER, jacobian=part, max_halvings=0, convergence="residual",
+                                       multipliers="integrator")
                 wall = time.perf_counter() - c0
             it = res.stats["iterations"][1:]
             sec = float(np.sum(res.stats["seconds"][1:]))
