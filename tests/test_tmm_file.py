@@ -7,6 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from flexmbd.errors import ModelError
+
 from flexmbd import cli
 from flexmbd.io import tmm_file
 from flexmbd.tmm.chain import Chain
@@ -114,3 +116,25 @@ def test_plot_and_csv_export_read_tmm_results(tmp_path, capsys):
     capsys.readouterr()
     assert cli.main(["export", h5, "--vtk", str(tmp_path / "vtk")]) == 2
     assert "no geometry" in capsys.readouterr().err
+
+
+def test_tmm_element_types_are_in_the_registry_and_the_schema():
+    # the registry's tmm family holds the DT-TMM types (names shared with index-3 types
+    # without clashing); the JSON Schema validates a tmm: file and names a bad element type
+    jsonschema = pytest.importorskip("jsonschema")
+    from flexmbd.io import model_schema as S
+    from flexmbd.registry import REGISTRY, element_type, element_types
+    from flexmbd.tmm.elements import BeamSegment
+
+    assert [t.name for t in element_types(family="tmm")] == ["beam", "rigid", "spring"]
+    assert element_type("beam", family="tmm").element_class is BeamSegment
+    assert REGISTRY["beam"] is element_type("beam") is not element_type("beam", family="tmm")
+    schema = S.json_schema()
+    good = {"tmm": {"h": 1e-5, "t_end": 1e-3, "chain": {"left": "clamped", "elements": [
+        {"type": "beam", "name": "s", "length": 0.5, "EI": 1.6e6, "rhoA": 240.0}]}}}
+    jsonschema.validate(good, schema)
+    bad = {"tmm": {"h": 1e-5, "t_end": 1e-3, "chain": {"elements": [{"type": "bem", "name": "s"}]}}}
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(bad, schema)
+    with pytest.raises(ModelError, match="unknown element type 'bem'; known: beam, rigid, spring"):
+        element_type("bem", family="tmm")
