@@ -138,3 +138,24 @@ def test_tmm_element_types_are_in_the_registry_and_the_schema():
         jsonschema.validate(bad, schema)
     with pytest.raises(ModelError, match="unknown element type 'bem'; known: beam, rigid, spring"):
         element_type("bem", family="tmm")
+
+
+def test_tmm_results_load_through_the_common_results_path(tmp_path):
+    # Result.load / load_result read a DT-TMM results file as a Result (TmmResult): the
+    # stored time series come back unchanged, summary and arrays work, a model is refused
+    pytest.importorskip("h5py")
+    from flexmbd.io.results_h5 import ResultsFileError, load_result
+    from flexmbd.results import Result
+
+    t = np.linspace(0.0, 0.01, 11)
+    acc = np.random.default_rng(0).normal(size=(11, 3, 2))
+    tmm_file.save(tmp_path / "r.h5", t, {"stations.acceleration": acc, "box1.acc": acc[:, 0, 0]})
+    res = Result.load(tmp_path / "r.h5")
+    assert isinstance(res, tmm_file.TmmResult) and isinstance(res, Result)
+    assert np.array_equal(res.t, t)
+    assert np.array_equal(res["box1.acc"], acc[:, 0, 0])
+    assert np.array_equal(res["station2.acceleration"], acc[:, 2])
+    assert res.summary() == "completed (DT-TMM): 10 stored steps to t = 0.01 s, 4 outputs"
+    assert set(res.arrays("box1.acc")) == {"t", "box1.acc"}
+    with pytest.raises(ResultsFileError, match="takes no model"):
+        load_result(tmp_path / "r.h5", model=object())

@@ -262,6 +262,14 @@ class TmmResult(Result):
     def names(self):
         return list(self._outputs)
 
+    def summary(self) -> str:
+        """One line: status, stored steps, end time, outputs (what the file holds)."""
+        n = max(len(self.t) - 1, 0)
+        end = f"{self.t[-1]:.6g}" if len(self.t) else "—"
+        s = (f"{'completed' if self.success else 'FAILED'} (DT-TMM): {n} stored steps to t = {end} s, "
+             f"{len(self._outputs)} outputs")
+        return s + ("" if self.success else "\n" + self.message)
+
     def _output(self, name):
         try:
             return self._outputs[name]
