@@ -15,6 +15,7 @@ from it.
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Annotated, ClassVar, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, StringConstraints, Tag, create_model, model_validator
@@ -358,7 +359,7 @@ def json_schema(expressions: bool = True) -> dict:
             "description": "an expression of the parameters: section, e.g. \"m*L**2/12\" (see Parameters and "
                            "expressions in docs/model-format.md)"}
     schema_id = s.pop("$id", SCHEMA_ID)
-    tmm = TmmFile.model_json_schema(ref_template="#/$defs/" + _TMM_PREFIX + "{model}")
+    tmm = _finite_defaults(TmmFile.model_json_schema(ref_template="#/$defs/" + _TMM_PREFIX + "{model}"))
     defs.update({_TMM_PREFIX + k: v for k, v in tmm.pop("$defs", {}).items()})
     defs["ModelFile"], defs["TmmModelFile"] = s, tmm
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": schema_id,
@@ -369,6 +370,17 @@ def json_schema(expressions: bool = True) -> dict:
 
 
 _TMM_PREFIX = "Tmm"
+
+
+def _finite_defaults(node):
+    """The schema without non-finite defaults (JSON has no infinity; a rigid spring direction's
+    default, k_theta = inf, is said in its description)."""
+    if isinstance(node, list):
+        return [_finite_defaults(x) for x in node]
+    if not isinstance(node, dict):
+        return node
+    return {k: _finite_defaults(v) for k, v in node.items()
+            if not (k == "default" and isinstance(v, float) and not math.isfinite(v))}
 
 
 # ------------------------------------------------------------------ docs
