@@ -22,7 +22,7 @@ registry and name no element type.  A module declares its type with :func:`regis
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar
+from typing import Any, Callable, ClassVar, NamedTuple
 
 import numpy as np
 
@@ -30,16 +30,39 @@ from .errors import ModelError
 from .ground import GROUND
 from .spec import SpecBase, validate
 
-#: model-file sections of elements, in file order: section → (what one entry is, description,
-#: the type of an entry without a ``type`` key)
-SECTIONS: dict[str, tuple[str, str, str | None]] = {
-    "bodies": ("body", "the rigid bodies", "rigid"),
-    "beams": ("beam", "flexible beams; their nodes are bodies NAME.n0 … NAME.nN", "beam"),
-    "joints": ("joint", "kinematic joints", None),
-    "drivers": ("driver", "prescribed motions (rheonomic constraints)", None),
-    "forces": ("force element", "force elements and applied loads", None),
-    "markers": ("marker", "named points on bodies; outputs NAME.position, NAME.velocity", None),
+#: solver families: each has its own element types (names may repeat across families), its
+#: own model-file sections and its own assembly; a type says its family (``ElementType.family``)
+FAMILIES: dict[str, str] = {
+    "index3": "index-3 DAE models: bodies, beams, joints, drivers, forces, markers at the top level",
+    "tmm": "discrete-time transfer matrix chains (paper P5): the elements of a tmm: file's chain",
 }
+
+
+class Section(NamedTuple):
+    """A model-file section of elements: what one entry is, the section's description, the
+    type of an entry without a ``type`` key, and the solver family whose types it holds."""
+    entry: str
+    description: str
+    default: str | None
+    family: str = "index3"
+
+
+#: model-file sections of elements, in file order (the index-3 sections are top-level keys,
+#: the DT-TMM one is the path of its list in a ``tmm:`` file)
+SECTIONS: dict[str, Section] = {
+    "bodies": Section("body", "the rigid bodies", "rigid"),
+    "beams": Section("beam", "flexible beams; their nodes are bodies NAME.n0 … NAME.nN", "beam"),
+    "joints": Section("joint", "kinematic joints", None),
+    "drivers": Section("driver", "prescribed motions (rheonomic constraints)", None),
+    "forces": Section("force element", "force elements and applied loads", None),
+    "markers": Section("marker", "named points on bodies; outputs NAME.position, NAME.velocity", None),
+    "tmm.chain.elements": Section("DT-TMM element", "the elements of a DT-TMM chain, left to right", None, "tmm"),
+}
+
+
+def sections(family: str = "index3") -> list[str]:
+    """The element sections of a solver family, in file order."""
+    return [name for name, sec in SECTIONS.items() if sec.family == family]
 
 
 @dataclass(eq=False)
@@ -74,6 +97,8 @@ class ElementType:
     name: ClassVar[str]
     #: the model-file section of its entries (:data:`SECTIONS`)
     section: ClassVar[str]
+    #: its solver family (:data:`FAMILIES`); the section must belong to it
+    family: ClassVar[str] = "index3"
     #: its specification
     Spec: ClassVar[type[SpecBase]]
     #: the fields of the specification that name bodies, in order (Element.bodies)
@@ -167,8 +192,10 @@ class ElementType:
         generic derivative test; the bodies are of one kind (``a.kind``)."""
 
 
-#: every registered element type by name, in the catalog's order
-REGISTRY: dict[str, ElementType] = {}
+#: every registered element type by family and name, in the catalog's order
+REGISTRIES: dict[str, dict[str, ElementType]] = {family: {} for family in FAMILIES}
+#: the index-3 family's types by name (the assembly's, the model loader's and the Model's)
+REGISTRY: dict[str, ElementType] = REGISTRIES["index3"]
 #: modules of element types in their canonical order (``flexmbd.catalog`` sets it): the
 #: order of model-file sections' types, of builders and so of the groups
 MODULE_ORDER: list[str] = []
@@ -180,13 +207,18 @@ def _rank(etype: ElementType, seq: int) -> tuple[int, int]:
 
 
 def register(etype: type[ElementType]) -> type[ElementType]:
-    """Class decorator: register an element type (one instance) under its name."""
+    """Class decorator: register an element type (one instance) under its family and name."""
     inst = etype()
-    if inst.name in REGISTRY and type(REGISTRY[inst.name]) is not etype:
-        raise ValueError(f"element type {inst.name!r} is already registered by {type(REGISTRY[inst.name]).__name__}")
-    if inst.section not in SECTIONS:
-        raise ValueError(f"element type {inst.name!r}: unknown model-file section {inst.section!r}")
-    REGISTRY[inst.name] = inst
+    if inst.family not in FAMILIES:
+        raise ValueError(f"element type {inst.name!r}: unknown solver family {inst.family!r}")
+    table = REGISTRIES[inst.family]
+    if inst.name in table and type(table[inst.name]) is not etype:
+        raise ValueError(f"{inst.family} element type {inst.name!r} is already registered by "
+                         f"{type(table[inst.name]).__name__}")
+    if inst.section not in SECTIONS or SECTIONS[inst.section].family != inst.family:
+        raise ValueError(f"element type {inst.name!r}: unknown model-file section {inst.section!r} of the "
+                         f"{inst.family} family")
+    table[inst.name] = inst
     _sort()
     return etype
 
@@ -198,25 +230,29 @@ def set_module_order(modules: list[str]) -> None:
 
 
 def _sort():
-    items = sorted(enumerate(REGISTRY.items()), key=lambda x: _rank(x[1][1], x[0]))
-    REGISTRY.clear()
-    REGISTRY.update(kv for _, kv in items)
+    for table in REGISTRIES.values():
+        items = sorted(enumerate(table.items()), key=lambda x: _rank(x[1][1], x[0]))
+        table.clear()
+        table.update(kv for _, kv in items)
 
 
-def element_type(name: str) -> ElementType:
+def element_type(name: str, family: str = "index3") -> ElementType:
+    """The registered type ``name`` of a solver family (ModelError listing the known ones)."""
+    table = REGISTRIES.get(family, {})
     try:
-        return REGISTRY[name]
+        return table[name]
     except KeyError:
-        raise ModelError(f"unknown element type {name!r}; known: {', '.join(REGISTRY)}") from None
+        raise ModelError(f"unknown element type {name!r}; known: {', '.join(table)}") from None
 
 
-def element_types(section: str | None = None) -> list[ElementType]:
-    """The registered types (of one section), in registration order."""
-    return [t for t in REGISTRY.values() if section is None or t.section == section]
+def element_types(section: str | None = None, family: str = "index3") -> list[ElementType]:
+    """The registered types of a solver family (of one section), in registration order."""
+    return [t for t in REGISTRIES.get(family, {}).values() if section is None or t.section == section]
 
 
 def builders() -> list[Callable]:
-    """Every distinct builder, in registration order of the first type using it."""
+    """Every distinct builder of the index-3 family, in registration order of the first type
+    using it."""
     out = []
     for t in REGISTRY.values():
         if t.builder is not None and t.builder not in out:
@@ -255,5 +291,5 @@ def pair_kind(element: Element):
     return next(b.kind for b in element.bodies if b is not GROUND)
 
 
-__all__ = ["Element", "ElementType", "REGISTRY", "SECTIONS", "register", "element_type", "element_types",
+__all__ = ["Element", "ElementType", "FAMILIES", "REGISTRIES", "REGISTRY", "SECTIONS", "Section", "sections", "register", "element_type", "element_types",
            "builders", "pair_kind"]

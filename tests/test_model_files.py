@@ -576,7 +576,11 @@ def test_schema_command_prints_the_json_schema(capsys):
     schema = json.loads(out)
     assert status == 0 and schema["title"] == "flexmbd model file"
     assert {"RigidBody", "Revolute", "SpringDamper", "Solver", "RampTF"} <= set(schema["$defs"])
-    assert schema["additionalProperties"] is False
+    # a model file is an index-3 file or a DT-TMM one (tmm: section, the registry's tmm family)
+    assert [a["$ref"] for a in schema["anyOf"]] == ["#/$defs/ModelFile", "#/$defs/TmmModelFile"]
+    assert schema["$defs"]["ModelFile"]["additionalProperties"] is False
+    assert schema["$defs"]["TmmModelFile"]["additionalProperties"] is False
+    assert {"TmmBeamSpec", "TmmRigidSpec", "TmmSpringSpec", "TmmRigSection", "TmmDent"} <= set(schema["$defs"])
     status, out, _ = _run(["schema", "--markdown"], capsys)
     assert out == S.reference_markdown()
 

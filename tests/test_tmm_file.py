@@ -7,6 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from flexmbd.errors import ModelError
+
 from flexmbd import cli
 from flexmbd.io import tmm_file
 from flexmbd.tmm.chain import Chain
@@ -114,3 +116,46 @@ def test_plot_and_csv_export_read_tmm_results(tmp_path, capsys):
     capsys.readouterr()
     assert cli.main(["export", h5, "--vtk", str(tmp_path / "vtk")]) == 2
     assert "no geometry" in capsys.readouterr().err
+
+
+def test_tmm_element_types_are_in_the_registry_and_the_schema():
+    # the registry's tmm family holds the DT-TMM types (names shared with index-3 types
+    # without clashing); the JSON Schema validates a tmm: file and names a bad element type
+    jsonschema = pytest.importorskip("jsonschema")
+    from flexmbd.io import model_schema as S
+    from flexmbd.registry import REGISTRY, element_type, element_types
+    from flexmbd.tmm.elements import BeamSegment
+
+    assert [t.name for t in element_types(family="tmm")] == ["beam", "rigid", "spring"]
+    assert element_type("beam", family="tmm").element_class is BeamSegment
+    assert REGISTRY["beam"] is element_type("beam") is not element_type("beam", family="tmm")
+    schema = S.json_schema()
+    good = {"tmm": {"h": 1e-5, "t_end": 1e-3, "chain": {"left": "clamped", "elements": [
+        {"type": "beam", "name": "s", "length": 0.5, "EI": 1.6e6, "rhoA": 240.0}]}}}
+    jsonschema.validate(good, schema)
+    bad = {"tmm": {"h": 1e-5, "t_end": 1e-3, "chain": {"elements": [{"type": "bem", "name": "s"}]}}}
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(bad, schema)
+    with pytest.raises(ModelError, match="unknown element type 'bem'; known: beam, rigid, spring"):
+        element_type("bem", family="tmm")
+
+
+def test_tmm_results_load_through_the_common_results_path(tmp_path):
+    # Result.load / load_result read a DT-TMM results file as a Result (TmmResult): the
+    # stored time series come back unchanged, summary and arrays work, a model is refused
+    pytest.importorskip("h5py")
+    from flexmbd.io.results_h5 import ResultsFileError, load_result
+    from flexmbd.results import Result
+
+    t = np.linspace(0.0, 0.01, 11)
+    acc = np.random.default_rng(0).normal(size=(11, 3, 2))
+    tmm_file.save(tmp_path / "r.h5", t, {"stations.acceleration": acc, "box1.acc": acc[:, 0, 0]})
+    res = Result.load(tmp_path / "r.h5")
+    assert isinstance(res, tmm_file.TmmResult) and isinstance(res, Result)
+    assert np.array_equal(res.t, t)
+    assert np.array_equal(res["box1.acc"], acc[:, 0, 0])
+    assert np.array_equal(res["station2.acceleration"], acc[:, 2])
+    assert res.summary() == "completed (DT-TMM): 10 stored steps to t = 0.01 s, 4 outputs"
+    assert set(res.arrays("box1.acc")) == {"t", "box1.acc"}
+    with pytest.raises(ResultsFileError, match="takes no model"):
+        load_result(tmp_path / "r.h5", model=object())

@@ -114,3 +114,27 @@ def test_bad_inputs_are_named():
         Zhai(psi=0.7)
     with pytest.raises(ModelError, match="profile"):
         contact.hertz_constant(0.45, "flat")
+
+
+def test_wheel_centre_path_over_a_pit_and_over_p5s_dent():
+    # a rectangular pit of width b deeper than the wheel can sink: the centre rests on the two
+    # corners, z_c(x) = √(R² − (b/2 − |x|)²) − R (closed form); grid error ≤ (b/2R)Δ
+    R, b, w, n = 0.4575, 0.05, 0.03, 1201
+    pit = lambda s: np.where(np.abs(s) < b / 2, -0.01, 0.0)  # noqa: E731
+    path = irregularity.wheel_centre_path(pit, R, w, n)
+    x = np.linspace(-0.02, 0.02, 41)
+    exact = np.sqrt(R * R - (b / 2 - np.abs(x)) ** 2) - R
+    assert np.max(np.abs(path(x) - exact)) <= (b / 2 / R) * (2 * w / (n - 1))
+    assert path(0.0) == pytest.approx(np.sqrt(R * R - b * b / 4) - R, abs=(b / 2 / R) * (2 * w / (n - 1)))
+    # P5's cosine dent (0.3 mm × 300 mm): its bottom curvature 1/15.2 m is below 1/R, so the
+    # wheel reaches the bottom, and elsewhere the path differs by the slope term ≤ R r'²/2
+    d, l = 0.3e-3, 0.3
+    dent = irregularity.dent(0.0, l, d)
+    path = irregularity.wheel_centre_path(dent, R, 0.005, 2001)
+    s = np.linspace(-0.05, 0.35, 801)
+    slope = 0.5 * d * 2 * np.pi / l
+    assert path(0.5 * l) == pytest.approx(-d, abs=1e-12)
+    assert np.max(np.abs(path(s) - dent(s))) <= 0.5 * R * slope ** 2
+    assert np.all(path(s) >= dent(s) - 1e-15)
+    with pytest.raises(ModelError, match="half_width"):
+        irregularity.wheel_centre_path(dent, R, 0.5)

@@ -85,3 +85,31 @@ def test_wheelset_free_vibration_has_the_frequency_domain_natural_frequencies():
     for fr in fd:
         m = (f > 0.9 * fr) & (f < 1.1 * fr)
         assert abs(f[m][np.argmax(A[m])] - fr) <= 1.5       # 1 Hz bins
+
+
+def test_dent_response_is_linear_in_depth_until_the_wheel_leaves_the_roller():
+    # P5's dent (300 mm) at 300 km/h: its imposed acceleration (d/2)(2πv/l)² is 46.6 g at
+    # 0.3 mm against a static load of 9.6 g per half wheelset, so the contact must open and the
+    # wheel strike the dent's rising flank; at 5 and 10 µm it stays closed and the response
+    # scales with the depth (Hertz's nonlinearity: contact force within ±20 % of static,
+    # δ within ±13 %, so the ratio of responses within 5 % of 2)
+    flat = lambda s: np.zeros_like(np.asarray(s, dtype=float))  # noqa: E731
+    v, l = 300 / 3.6, 0.3
+
+    def run(depth):
+        rig = Rig(flexible=False)
+        r = rig.run(300.0, 0.04, h=4e-5, roller=[irr.dent(0.5, l, depth), flat], settle=0.2)
+        return rig, r
+
+    rig, small = run(5e-6)
+    _, double = run(10e-6)
+    P = rig.P[0]
+    assert np.max(np.abs(double["contact1"] - P)) < 0.2 * P
+    for key in ("box1.acc", "wheel4.acc", "contact1"):
+        base = small[key][0]
+        ratio = np.max(np.abs(double[key] - base)) / np.max(np.abs(small[key] - base))
+        assert ratio == pytest.approx(2.0, rel=0.05), key
+    _, deep = run(0.3e-3)
+    assert 0.5 * 0.3e-3 * (2 * np.pi * v / l) ** 2 > 4.5 * P / (0.5 * sum(e.mass() for e in rig.chain.elements))
+    assert deep["contact1"].min() == 0.0                        # the wheel leaves the roller
+    assert deep["contact1"].max() > 5 * P                        # and strikes the rising flank

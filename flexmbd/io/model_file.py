@@ -30,7 +30,7 @@ from pydantic import ValidationError
 from ..beams.section_specs import beam_section  # noqa: F401  (older imports)
 from ..expressions import ExpressionError
 from ..model import Model, ModelError
-from ..registry import SECTIONS, element_type
+from ..registry import element_type, sections as element_sections
 from ..spec import DumpError, describe as _describe, did_you_mean as _did_you_mean, error_message as _error_message, \
     format_key as format_path, is_time_function_field, time_function  # noqa: F401
 from ..solvers.settings import DynamicSettings, KinematicSettings, StaticSettings
@@ -601,7 +601,7 @@ def load_model_file(path, **overrides) -> LoadedModel:
 
 def _entries(spec):
     """(section, index, entry) of every element entry of the file, in file order."""
-    for section in SECTIONS:
+    for section in element_sections("index3"):
         for i, e in enumerate(getattr(spec, section, ())):
             yield section, i, e
 
@@ -751,7 +751,7 @@ def model_to_dict(model: Model, solver: dict | None = None, outputs=(), descript
                 raise DumpError(f"{etype.label(e.name)}: {msg}") from None
             raise
         sections.setdefault(etype.section, []).append(_plain(item))
-    for section in SECTIONS:
+    for section in element_sections("index3"):
         if section in sections:
             out[section] = sections[section]
     out["solver"] = dict(solver or {"t_end": 1.0, "h": 1e-3})

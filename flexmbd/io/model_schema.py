@@ -15,14 +15,16 @@ from it.
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Annotated, ClassVar, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, StringConstraints, Tag, create_model, model_validator
 from pydantic_core import PydanticCustomError
 
-from ..registry import SECTIONS, element_types
+from ..registry import SECTIONS, element_types, sections as element_sections
 from ..solvers.integrators import HHT, GeneralizedAlpha, Newmark
 from ..solvers.settings import DynamicSettings, KinematicSettings, SettingError, Settings, StaticSettings
+from .tmm_schema import TmmFile
 from ..spec import (TF_TYPES, UNION_ERRORS, UNION_KEYS, ConstantSpeedTF, ConstantTF, PolynomialTF, RampTF, SpecBase,  # noqa: F401
                     Vec3, check_inertia)
 
@@ -44,7 +46,7 @@ def section_types(section: str) -> dict[str, type[SpecBase]]:
 
 
 def _section_union(section):
-    what, _, default = SECTIONS[section]
+    what, default = SECTIONS[section].entry, SECTIONS[section].default
     types = section_types(section)
 
     def tag(v):
@@ -65,7 +67,7 @@ def _section_union(section):
 
 
 #: {section: {type: specification}} (old names of three of them kept for scripts)
-SECTION_TYPES = {section: section_types(section) for section in SECTIONS}
+SECTION_TYPES = {section: section_types(section) for section in element_sections("index3")}
 JOINT_TYPES, DRIVER_TYPES, FORCE_TYPES = SECTION_TYPES["joints"], SECTION_TYPES["drivers"], SECTION_TYPES["forces"]
 
 
@@ -312,8 +314,8 @@ class _ModelFileBase(_Base):
 
 ModelFile = create_model(
     "ModelFile", __base__=_ModelFileBase, __doc__=_ModelFileBase.__doc__,
-    **{section: (list[_section_union(section)], Field([], description=SECTIONS[section][1]))
-       for section in SECTIONS if section_types(section)},
+    **{section: (list[_section_union(section)], Field([], description=SECTIONS[section].description))
+       for section in element_sections("index3") if section_types(section)},
     solver=(AnySolver, Field(description="time integration (or static analysis) settings")),
     outputs=(list[Annotated[str, StringConstraints(pattern=OUTPUT_PATTERN, max_length=200)]], Field(
         [], description="named outputs to report and store, e.g. slider.position, sda.force, energy.total, "
@@ -342,18 +344,44 @@ def _with_expressions(node):
 
 
 def json_schema(expressions: bool = True) -> dict:
-    """The JSON Schema (draft 2020-12) of a model file.  With ``expressions`` every
-    number may also be a string, an expression of the ``parameters:``; without, the
-    schema of the values after the expressions are evaluated (what the key reference
-    of docs/model-format.md shows)."""
+    """The JSON Schema (draft 2020-12) of a model file: an index-3 model file
+    (``$defs/ModelFile``) or a DT-TMM one with a top-level ``tmm:`` section
+    (``$defs/TmmModelFile``, :mod:`flexmbd.io.tmm_schema`; its definitions are prefixed
+    ``Tmm``).  With ``expressions`` every number of an index-3 file may also be a string, an
+    expression of the ``parameters:``; without, the schema of the values after the
+    expressions are evaluated (what the key reference of docs/model-format.md shows)."""
     s = ModelFile.model_json_schema()
     if expressions:
         s = _with_expressions(s)
-        s.setdefault("$defs", {})[_EXPRESSION_DEF] = {
+    defs = s.pop("$defs", {})
+    if expressions:
+        defs[_EXPRESSION_DEF] = {
             "title": "Expression of the parameters", "type": "string", "minLength": 1, "maxLength": 500,
             "description": "an expression of the parameters: section, e.g. \"m*L**2/12\" (see Parameters and "
                            "expressions in docs/model-format.md)"}
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **s}
+    schema_id = s.pop("$id", SCHEMA_ID)
+    tmm = _finite_defaults(TmmFile.model_json_schema(ref_template="#/$defs/" + _TMM_PREFIX + "{model}"))
+    defs.update({_TMM_PREFIX + k: v for k, v in tmm.pop("$defs", {}).items()})
+    defs["ModelFile"], defs["TmmModelFile"] = s, tmm
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": schema_id,
+            "title": "flexmbd model file",
+            "description": "an index-3 model (bodies, beams, joints, ... at the top level) or a DT-TMM model "
+                           "(a top-level tmm: section)",
+            "anyOf": [{"$ref": "#/$defs/ModelFile"}, {"$ref": "#/$defs/TmmModelFile"}], "$defs": defs}
+
+
+_TMM_PREFIX = "Tmm"
+
+
+def _finite_defaults(node):
+    """The schema without non-finite defaults (JSON has no infinity; a rigid spring direction's
+    default, k_theta = inf, is said in its description)."""
+    if isinstance(node, list):
+        return [_finite_defaults(x) for x in node]
+    if not isinstance(node, dict):
+        return node
+    return {k: _finite_defaults(v) for k, v in node.items()
+            if not (k == "default" and isinstance(v, float) and not math.isfinite(v))}
 
 
 # ------------------------------------------------------------------ docs
@@ -408,7 +436,15 @@ def reference_markdown() -> str:
     """The key reference of docs/model-format.md, rendered from the JSON Schema."""
     s = json_schema(expressions=False)
     defs = s.get("$defs", {})
-    sections = [("ModelFile", s)] + sorted(defs.items(), key=lambda kv: _DOC_ORDER.get(kv[0], 99))
+
+    def rank(kv):
+        name = kv[0]
+        if name == "ModelFile":
+            return -1
+        if name == "TmmModelFile" or name.startswith(_TMM_PREFIX):
+            return 100 if name == "TmmModelFile" else 101
+        return _DOC_ORDER.get(name, 99)
+    sections = sorted(defs.items(), key=rank)
     lines = []
     for name, d in sections:
         if "properties" not in d:

@@ -937,8 +937,18 @@ def _read_result(f, path, system=None, outputs=True):
     return StoredResult(arrays, stats, attrs, layout, geometry, stored, system=system, path=path)
 
 
+#: the ``format`` attribute of DT-TMM results files (flexmbd.io.tmm_file.FORMAT)
+TMM_FORMAT = "flexmbd-tmm-results"
+
+
+def _attr(f, name):
+    v = f.attrs.get(name)
+    return v.decode() if isinstance(v, bytes) else v
+
+
 def load_result(path, model=None, rebuild=True):
-    """Read a results file as a :class:`StoredResult` (a :class:`Result`).
+    """Read a results file as a :class:`StoredResult` (a :class:`Result`); a DT-TMM results
+    file (``format = "flexmbd-tmm-results"``) as a :class:`~flexmbd.io.tmm_file.TmmResult`.
 
     Works on unfinished files (crashed, killed or still running): it holds every flushed
     step and ``status`` tells what happened.  Named outputs are read from /outputs when
@@ -947,9 +957,22 @@ def load_result(path, model=None, rebuild=True):
     """
     f = _open_read(path)
     try:
-        res = _result_from_file(f, os.fspath(path))
+        if _attr(f, "format") == TMM_FORMAT:   # a DT-TMM run (flexmbd.io.tmm_file): time series only
+            tmm = True
+        else:
+            tmm = False
+            res = _result_from_file(f, os.fspath(path))
     finally:
         f.close()
+    if tmm:
+        from .tmm_file import TmmResult
+
+        if model is not None:
+            raise ResultsFileError(f"{path}: a DT-TMM results file holds its outputs; it takes no model")
+        try:
+            return TmmResult(path)
+        except (OSError, KeyError, ValueError) as exc:
+            raise ResultsFileError(f"{path}: cannot read the DT-TMM results: {exc}") from None
     if model is not None:
         system = _freeze(model)
         if list(system.coordinate_names) != res.layout["coordinate_names"]:

@@ -30,10 +30,9 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Annotated, Literal, Union
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
 from .._version import __version__
 from ..errors import ModelError
@@ -41,91 +40,13 @@ from ..expressions import ExpressionError, compile_tree, parse
 from ..results import Result
 from ..tmm import irregularity as irr
 from ..tmm.chain import Chain
-from ..tmm.elements import TMM_TYPES
+from ..registry import element_type
+from .tmm_schema import Dent, Harmonic, TmmFile
 from ..tmm.rig import Rig, RigParameters, with_changes
 from .model_file import ModelFileError, parse_text, read_file
 
 FORMAT = "flexmbd-tmm-results"
 FORMAT_VERSION = 1
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-#: an element entry: any registered DT-TMM element type, told apart by its ``type``
-Element = Annotated[Union[tuple(cls.Spec for cls in TMM_TYPES.values())], Field(discriminator="type")]
-
-
-class LoadEntry(_Strict):
-    element: str
-    force: float = 0.0            # N, at a rigid body's centre of mass
-    moment: float = 0.0           # N m, on a rigid body
-    distributed: float = 0.0      # N/m, uniform on a beam segment
-    scale: Union[float, str] = 1.0  # a number or an expression of t
-
-
-class Newmark(_Strict):
-    beta: float = 0.25
-    gamma: float = 0.5
-
-
-class ChainSection(_Strict):
-    left: str = "free"
-    right: str = "free"
-    elements: list[Element] = Field(min_length=1)
-    loads: list[LoadEntry] = []
-    newmark: Newmark = Newmark()
-
-
-class Harmonic(_Strict):
-    type: Literal["polygon", "out_of_round"]
-    order: int = Field(ge=1)
-    amplitude: float = Field(ge=0)
-    phase: float = 0.0
-    radius: float | None = Field(None, gt=0)   # default: the roller's (polygon) or the wheel's radius
-
-
-class Dent(_Strict):
-    type: Literal["dent"]
-    start: float
-    length: float = Field(gt=0)
-    depth: float = Field(ge=0)
-    period: float | None = Field(None, gt=0)
-
-
-class Roughness(_Strict):
-    type: Literal["roughness"]
-    rms: float = Field(ge=0)
-    wavelengths: tuple[float, float] = (0.01, 1.0)
-    exponent: float = 2.0         # S(κ) ∝ κ^−exponent
-    seed: int = 0
-
-
-Irregularity = Annotated[Union[Harmonic, Dent, Roughness], Field(discriminator="type")]
-
-
-class RigSection(_Strict):
-    speed: float = Field(gt=0)    # km/h
-    flexible: bool = True
-    parameters: dict[str, Union[float, int, str, list[float]]] = {}
-    roller: tuple[list[Irregularity], list[Irregularity]] = ([], [])
-    wheel: tuple[list[Irregularity], list[Irregularity]] = ([], [])
-    settle: float = Field(0.2, ge=0)
-    every: int = Field(1, ge=1)
-
-
-class TmmSection(_Strict):
-    h: float = Field(gt=0)
-    t_end: float = Field(gt=0)
-    chain: ChainSection | None = None
-    rig: RigSection | None = None
-
-
-class TmmFile(_Strict):
-    name: str = ""
-    description: str = ""
-    tmm: TmmSection
 
 
 def is_tmm_text(text: str, file: str | None = None) -> bool:
@@ -177,7 +98,7 @@ class TmmModel:
         elements = []
         for i, e in enumerate(cs.elements):
             try:
-                elements.append(TMM_TYPES[e.type].from_spec(e))
+                elements.append(element_type(e.type, family="tmm").from_spec(e))
             except ModelError as exc:
                 raise self.error(str(exc), ("tmm", "chain", "elements", i) + ((exc.key,) if exc.key else ())) \
                     from None
@@ -340,6 +261,14 @@ class TmmResult(Result):
 
     def names(self):
         return list(self._outputs)
+
+    def summary(self) -> str:
+        """One line: status, stored steps, end time, outputs (what the file holds)."""
+        n = max(len(self.t) - 1, 0)
+        end = f"{self.t[-1]:.6g}" if len(self.t) else "—"
+        s = (f"{'completed' if self.success else 'FAILED'} (DT-TMM): {n} stored steps to t = {end} s, "
+             f"{len(self._outputs)} outputs")
+        return s + ("" if self.success else "\n" + self.message)
 
     def _output(self, name):
         try:

@@ -31,19 +31,32 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import ModelError
+from ..registry import ElementType
+from ..registry import register as register_type
 from .modes import BeamModes
 
-#: the DT-TMM element types by model-file ``type`` (each declared beside its class with
-#: :func:`register`: its specification, how an entry becomes an element, which loads it takes)
-TMM_TYPES: dict[str, type] = {}
+class TmmElementType(ElementType):
+    """A DT-TMM element type in :mod:`flexmbd.registry` (family ``tmm``, section
+    ``tmm.chain.elements``): its name is the entry's ``type``, ``Spec`` validates the entry,
+    :meth:`from_spec` makes the chain element, whose ``load`` says which loads it takes."""
+
+    family: ClassVar[str] = "tmm"
+    section: ClassVar[str] = "tmm.chain.elements"
+    #: the element class (BeamSegment, RigidBody, SpringDamper)
+    element_class: ClassVar[type]
+
+    def from_spec(self, spec: BaseModel):
+        """The chain element of a validated entry (ModelError naming the key)."""
+        return self.element_class.from_spec(spec)
 
 
 def register(cls):
-    """Class decorator: declare a DT-TMM element type (``type_name``, ``Spec``, ``from_spec``,
-    ``load``)."""
-    if cls.type_name in TMM_TYPES and TMM_TYPES[cls.type_name] is not cls:
-        raise ValueError(f"DT-TMM element type {cls.type_name!r} is already registered")
-    TMM_TYPES[cls.type_name] = cls
+    """Class decorator: declare the DT-TMM element class ``cls`` (``type_name``, ``Spec``,
+    ``from_spec``, ``load``) as an element type of the registry's ``tmm`` family."""
+    etype = type(f"{cls.__name__}Type", (TmmElementType,),
+                 {"name": cls.type_name, "Spec": cls.Spec, "element_class": cls, "__module__": cls.__module__,
+                  "__doc__": (cls.__doc__ or "").strip().split("\n\n")[0]})
+    register_type(etype)
     return cls
 
 
@@ -67,13 +80,15 @@ def _positive(name, key, value, allow_zero=False, allow_inf=False):
 
 
 class BeamSpec(_Spec):
+    model_config = ConfigDict(extra="forbid", title="DT-TMM element: beam")
+
     type: Literal["beam"]
-    name: str
-    length: float = Field(gt=0)
-    EI: float = Field(gt=0)
-    rhoA: float = Field(gt=0)
-    n_modes: int = Field(6, ge=4, le=60)
-    damping: float = Field(0.0, ge=0)
+    name: str = Field(description="element name")
+    length: float = Field(gt=0, description="segment length [m]")
+    EI: float = Field(gt=0, description="bending stiffness [N m²]")
+    rhoA: float = Field(gt=0, description="mass per length [kg/m]")
+    n_modes: int = Field(6, ge=4, le=60, description="modes of the expansion (4 cubics + elastic free-free modes)")
+    damping: float = Field(0.0, ge=0, description="modal damping ratio of the elastic modes")
 
 
 @register
@@ -131,12 +146,14 @@ class BeamSegment:
 
 
 class RigidSpec(_Spec):
+    model_config = ConfigDict(extra="forbid", title="DT-TMM element: rigid")
+
     type: Literal["rigid"]
-    name: str
-    mass: float = Field(gt=0)
-    J: float = Field(gt=0)
-    length: float = Field(0.0, ge=0)
-    com: float = 0.0
+    name: str = Field(description="element name")
+    mass: float = Field(gt=0, description="mass [kg]")
+    J: float = Field(gt=0, description="rotary inertia about the centre of mass [kg m²]")
+    length: float = Field(0.0, ge=0, description="distance between its two connection points [m]")
+    com: float = Field(0.0, description="centre of mass from the left connection point [m]")
 
 
 @register
@@ -182,12 +199,14 @@ class RigidBody:
 
 
 class SpringSpec(_Spec):
+    model_config = ConfigDict(extra="forbid", title="DT-TMM element: spring")
+
     type: Literal["spring"]
-    name: str
-    k: float = Field(gt=0)
-    c: float = Field(0.0, ge=0)
-    k_theta: float = Field(math.inf, gt=0)
-    c_theta: float = Field(0.0, ge=0)
+    name: str = Field(description="element name")
+    k: float = Field(gt=0, description="vertical stiffness [N/m]")
+    c: float = Field(0.0, ge=0, description="vertical damping [N s/m]")
+    k_theta: float = Field(math.inf, gt=0, description="rotational stiffness [N m/rad] (default rigid)")
+    c_theta: float = Field(0.0, ge=0, description="rotational damping [N m s/rad]")
 
 
 @register

@@ -78,6 +78,35 @@ def random_roughness(psd: Callable, wavelengths: tuple[float, float], seed: int,
     return f
 
 
+def wheel_centre_path(profile: Callable, radius: float, half_width: float, n: int = 801,
+                      name: str = "wheel centre path"):
+    """The height of the centre of a rigid wheel of radius R rolling over ``profile`` (minus R):
+    the envelope z_c(s) = max_ξ [r(ξ) + √(R² − (s − ξ)²)] − R over |s − ξ| ≤ ``half_width``,
+    sampled at ``n`` points (spacing Δ = 2·half_width/(n − 1); for a profile with corners the
+    height is low by at most (x/R)·Δ, x the corner's distance from below the centre).
+
+    A wheel follows a profile's concave parts only where their curvature is below 1/R; over a
+    shorter or sharper dent (a rail joint gap, a wheel flat) it bridges the dent and its centre
+    follows this envelope, not the profile (Zhai, *Vehicle-Track Coupled Dynamics*, Springer
+    2020, on wheel flats and joints).  A cosine dent of depth d and length l has curvature
+    (d/2)(2π/l)² at its bottom: P5's 0.3 mm × 300 mm dent, 1/15.2 m, so a wheel of 0.4575 m
+    follows it and the envelope differs from the profile only by the slope term ≤ R r'²/2."""
+    R = _check(name, "radius", radius)
+    w = _check(name, "half_width", half_width)
+    if w >= R:
+        raise ModelError(f"{name}: half_width ({w}) must be smaller than the radius ({R})", element=name,
+                         key="half_width")
+    if int(n) != n or n < 3:
+        raise ModelError(f"{name}: n must be an integer ≥ 3, got {n!r}", element=name, key="n")
+    off = np.linspace(-w, w, int(n))
+    cap = np.sqrt(R * R - off * off) - R
+
+    def f(s):
+        s = np.asarray(s, dtype=float)
+        return np.max(np.asarray(profile(np.add.outer(s, off)), dtype=float) + cap, axis=-1)
+    return f
+
+
 def combine(parts: Sequence[Callable]):
     """The sum of several irregularities."""
     parts = list(parts)
