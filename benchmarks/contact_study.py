@@ -12,19 +12,16 @@
 """
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import numpy as np
 from scipy.integrate import quad
 from scipy.optimize import brentq
 
-ROOT = Path(__file__).resolve().parents[1]
-DOCS = ROOT / "docs"
-sys.path.insert(0, str(ROOT / "tests"))
+from flexmbd.examples.contact import bridge, friction_work, hertz_ball, kelvin_closed_form, two_masses
+from flexmbd.forces.contact import contact_impacts, effective_modulus, hertz_constant
 
-from flexmbd.forces.contact import contact_impacts, effective_modulus, hertz_constant  # noqa: E402
-from test_contact import bridge, friction_work, hertz_ball, kelvin_closed_form, two_masses  # noqa: E402
+DOCS = Path(__file__).resolve().parents[1] / "docs"
 
 
 def kelvin_table():
@@ -44,7 +41,7 @@ def kelvin_table():
 
 def hertz_table():
     R, E, nu, v0 = 0.01, 2.1e11, 0.3, 1.0
-    mass, model = hertz_ball(None, R, E, nu, v0)
+    mass, model = hertz_ball(R, E, nu, v0)
     Es = effective_modulus(E, nu)
     K = hertz_constant(Es, R)
     dm = (5 * mass * v0**2 / (4 * K)) ** 0.4
@@ -62,7 +59,7 @@ def hertz_table():
     cr = 0.25
     alpha = 1.5 * cr
     ve = brentq(lambda x: alpha * v0 - np.log1p(alpha * v0) + alpha * x + np.log1p(-alpha * x), 1e-9, 1 / alpha - 1e-12)
-    mass, model = hertz_ball(None, R, E, nu, v0, cr)
+    mass, model = hertz_ball(R, E, nu, v0, cr)
     for n in (100, 400):
         res = model.simulate(t_end=1e-6 / v0 + 1.5 * tc, h=tc / n)
         v = res["ball.velocity"][-1, 2]

@@ -24,26 +24,12 @@ from scipy.optimize import brentq
 
 import flexmbd as fm
 from flexmbd.errors import ModelError
+from flexmbd.examples.contact import bridge, friction_work, hertz_ball, kelvin_closed_form, two_masses
 from flexmbd.forces.contact import contact_impacts, effective_modulus, hertz_constant
 from flexmbd.io.model_file import ModelFileError, dump_yaml, load_model_text, model_to_dict
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_jacobians import central_incr, central_local, close, detached  # noqa: E402
-
-
-def kelvin_closed_form(k, c, ms):
-    wn = np.sqrt(k / ms)
-    zeta = c / (2 * np.sqrt(k * ms))
-    return np.exp(-np.pi * zeta / np.sqrt(1 - zeta**2)), wn, np.pi / (wn * np.sqrt(1 - zeta**2))
-
-
-def two_masses(h, k, c, v0, m1=2.0, m2=3.0, t_end=0.1):
-    m = fm.Model()
-    a = m.rigid_body("a", mass=m1, inertia=(0.1, 0.1, 0.1), velocity=(v0, 0, 0))
-    b = m.rigid_body("b", mass=m2, inertia=(0.1, 0.1, 0.1), position=(0.1, 0, 0))
-    m.kelvin_contact(a, b, at_i=(0, 0, 0), at_j=(0.1, 0, 0), normal=(1, 0, 0), stiffness=k, damping=c,
-                     name="pound")
-    return m.simulate(t_end=t_end, h=h)
 
 
 @pytest.mark.parametrize("zeta", [0.0, 0.1, 0.3])
@@ -116,19 +102,9 @@ def test_regularised_friction_sticks_below_epsilon():
     assert res.success and np.all(vy > 0) and vy[-1] < 0.01
 
 
-def hertz_ball(h, R, E, nu, v0, cr=0.0, rho=7800.0):
-    mass = rho * 4 / 3 * np.pi * R**3
-    m = fm.Model()
-    z0 = R + 1e-6
-    ball = m.rigid_body("ball", mass=mass, inertia=[0.4 * mass * R**2] * 3, position=(0, 0, z0), velocity=(0, 0, -v0))
-    m.hertz_contact("ground", ball, center=(0, 0, z0), radius=R, normal=(0, 0, 1), point=(0, 0, 0),
-                    youngs_modulus=E, poisson_ratio=nu, damping=cr, name="hit")
-    return mass, m
-
-
 def test_hertz_ball_on_plate_contact_time_and_peak_force():
     R, E, nu, v0 = 0.01, 2.1e11, 0.3, 1.0
-    mass, model = hertz_ball(None, R, E, nu, v0)
+    mass, model = hertz_ball(R, E, nu, v0)
     Es = effective_modulus(E, nu)
     K = hertz_constant(Es, R)
     dm = (5 * mass * v0**2 / (4 * K)) ** 0.4
@@ -153,7 +129,7 @@ def test_hunt_crossley_restitution_solves_its_exact_relation():
     alpha = 1.5 * cr
     ve = brentq(lambda x: alpha * v0 - np.log1p(alpha * v0) + alpha * x + np.log1p(-alpha * x), 1e-9, 1 / alpha - 1e-12)
     assert abs(ve / v0 - (1 - cr * v0)) < 0.1      # the first-order estimate 1 − e ≈ c_r v₀
-    mass, model = hertz_ball(None, R, E, nu, v0, cr)
+    mass, model = hertz_ball(R, E, nu, v0, cr)
     Es = effective_modulus(E, nu)
     dm = (5 * mass * v0**2 / (4 * hertz_constant(Es, R))) ** 0.4
     tc = 2 * dm / v0 * 1.4716
@@ -178,35 +154,6 @@ def test_sphere_sphere_hertz_constant_from_radii_and_materials():
     assert data["d0"] == pytest.approx(0.05)
 
 
-def bridge(h, t_end, mu=0.3):
-    """Two decks (lumped masses on translation-only carriers) on piers (bushings to a base
-    driven by the ground motion), 20 mm apart, pounding through a Kelvin element."""
-    m = fm.Model()
-    base = m.rigid_body("base", mass=1e4, inertia=(1e3,) * 3)
-    m.prismatic("ground", base, at=(0, 0, 0), axis=(1, 0.5, 0), name="ground_slide")
-    m.translation_driver("ground", base, at=(0, 0, 0), axis=(1, 0.5, 0),
-                         displacement="0.12*sin(7.5*t)*(1-exp(-2*t))", name="quake")
-    decks = []
-    for k, (x, md, kp) in enumerate([(-10.0, 1.0e6, 4e7), (10.02, 1.5e6, 1.2e8)]):
-        car = m.rigid_body(f"carrier{k + 1}", mass=1e4, inertia=(1e3,) * 3, position=(x, 0, 0))
-        m.prismatic("ground", car, at=(x, 0, 0), axis=(1, 0, 0))
-        deck = m.rigid_body(f"deck{k + 1}", mass=md, inertia=(1e7,) * 3, position=(x, 0, 0))
-        m.prismatic(car, deck, at=(x, 0, 0), axis=(0, 1, 0))
-        c = 2 * 0.05 * np.sqrt(kp * md)
-        m.bushing(base, deck, at=(x, 0, 0), stiffness=(kp, kp, 0), damping=(c, c, 0), name=f"pier{k + 1}")
-        decks.append(deck)
-    m.kelvin_contact(decks[0], decks[1], at_i=(0, 0, 0), at_j=(0.02, 0, 0), normal=(1, 0, 0), stiffness=1e9,
-                     damping=2 * 0.1 * np.sqrt(1e9 * 6e5), friction=mu, regularization=0.01, name="pounding")
-    return m.simulate(t_end=t_end, h=h)
-
-
-def friction_work(res, eps=0.01):
-    """∫ f σ·t dt from the outputs: |f| s²/√(s² + ε²), s the slip speed (trapezoidal)."""
-    s = res["pounding.slip_velocity"]
-    p = np.linalg.norm(res["pounding.friction_force"], axis=1) * s**2 / np.sqrt(s**2 + eps**2)
-    return np.r_[0.0, np.cumsum(0.5 * (p[1:] + p[:-1]) * np.diff(res.t))]
-
-
 def test_bridge_deck_pounding_energy_balance_closes():
     res = bridge(2e-3, 4.0)
     assert res.success
@@ -214,8 +161,8 @@ def test_bridge_deck_pounding_energy_balance_closes():
     assert len(impacts) >= 3 and all(i["impulse"] > 0 for i in impacts if i["impulse"] is not None)
     work = res["energy.external_work"]
     residual = res["energy.numerical_dissipation"]
-    # trapezoidal rule: O(h²) energy error; measured 5.6e-5 of the input over 6 s at h = 2 ms
-    # and 1.6e-5 at 1 ms (benchmarks in docs/elements/contact.md)
+    # trapezoidal rule: O(h²) energy error; measured 5.7e-5 of the input over 6 s at h = 2 ms
+    # and 2.3e-5 at 1 ms; 9.7e-5 over these 4 s (docs/elements/contact.md)
     assert np.abs(residual).max() < 2e-4 * np.abs(work).max()
     # the dissipation splits into piers, contact dashpot and friction, each positive
     fw = friction_work(res)
