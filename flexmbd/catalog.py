@@ -25,6 +25,7 @@ ELEMENT_MODULES = (
     "flexmbd.forces.rotational_spring",
     "flexmbd.forces.loads",
     "flexmbd.forces.bushing",
+    "flexmbd.forces.contact",
     "flexmbd.forces.joint_friction",
     "flexmbd.forces.joint_limit",
     "flexmbd.forces.joint_actuator",

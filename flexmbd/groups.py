@@ -193,8 +193,14 @@ class Group:
         or None; :meth:`switch_event` names them (:mod:`flexmbd.solvers.events`)."""
         return None
 
-    def switch_event(self, e: int, j: int, rising: bool) -> str:
-        """The kind of event when function j of element e crosses zero upwards (``rising``) or downwards."""
+    def switch_rate(self, qe: np.ndarray, ve: np.ndarray, t: float) -> np.ndarray | None:
+        """Rates (n_el, k) beside :meth:`switching` whose integral while a function is
+        positive is reported when it falls (a contact's force: its impulse), or None."""
+        return None
+
+    def switch_event(self, e: int, j: int, rising: bool, amount: float | None = None) -> str:
+        """The kind of event when function j of element e crosses zero upwards (``rising``) or
+        downwards; ``amount``: the integral of :meth:`switch_rate` (falling crossings of groups with rates)."""
         return f"switch {j} {'up' if rising else 'down'}"
 
     def resolve_coupling(self, system) -> None:

@@ -224,7 +224,8 @@ def test_force_jacobians(kind, seed, t):
         # forces that depend on multipliers (friction) at random λ, and their block ∂F/∂λ
         kw = {"lam": lam} if g0.coupling_index is not None else {}
         Q, K, D = g.evaluate(X.ravel(), V.ravel(), t, **kw)
-        fq = central_incr(lambda Y: g.evaluate(Y.ravel(), V.ravel(), t, **kw)[0], g.kind, X)
+        kd = getattr(g, "side_kinds", None) or g.kind   # forces joining two kinds (contacts)
+        fq = central_incr(lambda Y: g.evaluate(Y.ravel(), V.ravel(), t, **kw)[0], kd, X)
         fv = central_local(lambda Y: g.evaluate(X.ravel(), Y.ravel(), t, **kw)[0], V)
         names = [f"{type(g).__name__} {nm}" for nm in g.element_names]
         close(K if K is not None else 0 * fq, fq, [nm + " ∂Q/∂q" for nm in names], Q)

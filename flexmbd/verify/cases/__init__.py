@@ -10,7 +10,7 @@ import importlib
 
 #: Modules imported (and thereby registered) when this package is imported.
 CASE_MODULES: tuple[str, ...] = ("slider_crank", "conservative", "integrators", "tensegrity", "statics", "lie_group",
-                                 "beams", "ancf_beam", "friction", "ffr", "tmm")
+                                 "beams", "ancf_beam", "friction", "ffr", "tmm", "contact")
 
 for _name in CASE_MODULES:
     importlib.import_module(_name if "." in _name else f"{__name__}.{_name}")
