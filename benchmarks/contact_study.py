@@ -15,11 +15,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from scipy.integrate import quad
 from scipy.optimize import brentq
 
-from flexmbd.examples.contact import bridge, friction_work, hertz_ball, kelvin_closed_form, two_masses
-from flexmbd.forces.contact import contact_impacts, effective_modulus, hertz_constant
+from flexmbd.examples.contact import bridge, friction_work, hertz_ball, hertz_closed_form, kelvin_closed_form, two_masses
+from flexmbd.forces.contact import contact_impacts
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
@@ -42,13 +41,10 @@ def kelvin_table():
 def hertz_table():
     R, E, nu, v0 = 0.01, 2.1e11, 0.3, 1.0
     mass, model = hertz_ball(R, E, nu, v0)
-    Es = effective_modulus(E, nu)
-    K = hertz_constant(Es, R)
-    dm = (5 * mass * v0**2 / (4 * K)) ** 0.4
-    Fm = K * dm**1.5
-    tc = 2 * dm / v0 * quad(lambda x: 1 / np.sqrt(1 - x**2.5), 0, 1)[0]
+    closed = hertz_closed_form(mass, R, E, nu, v0)
+    K, Fm, tc = closed["K"], closed["force"], closed["time"]
     print(f"hertz: m = {mass:.6g} kg, K = {K:.6g} N/m^1.5, Johnson t_c = "
-          f"{2.87 * (mass**2 / (R * Es**2 * v0)) ** 0.2:.6e} s, exact {tc:.6e} s, F_max {Fm:.6f} N")
+          f"{closed['johnson']:.6e} s, exact {tc:.6e} s, F_max {Fm:.6f} N")
     for n in (50, 200):
         res = model.simulate(t_end=1e-6 / v0 + 1.5 * tc, h=tc / n)
         (imp,) = contact_impacts(res)

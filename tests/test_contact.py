@@ -19,12 +19,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from scipy.integrate import quad
 from scipy.optimize import brentq
 
 import flexmbd as fm
 from flexmbd.errors import ModelError
-from flexmbd.examples.contact import bridge, friction_work, hertz_ball, kelvin_closed_form, two_masses
+from flexmbd.examples.contact import (bridge, friction_work, hertz_ball, hertz_closed_form, kelvin_closed_form,
+                                      two_masses)
 from flexmbd.forces.contact import contact_impacts, effective_modulus, hertz_constant
 from flexmbd.io.model_file import ModelFileError, dump_yaml, load_model_text, model_to_dict
 
@@ -105,13 +105,9 @@ def test_regularised_friction_sticks_below_epsilon():
 def test_hertz_ball_on_plate_contact_time_and_peak_force():
     R, E, nu, v0 = 0.01, 2.1e11, 0.3, 1.0
     mass, model = hertz_ball(R, E, nu, v0)
-    Es = effective_modulus(E, nu)
-    K = hertz_constant(Es, R)
-    dm = (5 * mass * v0**2 / (4 * K)) ** 0.4
-    Fm = K * dm**1.5
-    tc = 2 * dm / v0 * quad(lambda x: 1 / np.sqrt(1 - x**2.5), 0, 1)[0]
-    tc_johnson = 2.87 * (mass**2 / (R * Es**2 * v0)) ** 0.2        # Johnson's eq. (11.24), rounded
-    assert abs(tc_johnson / tc - 1) < 1e-3
+    closed = hertz_closed_form(mass, R, E, nu, v0)
+    Fm, tc = closed["force"], closed["time"]
+    assert abs(closed["johnson"] / tc - 1) < 1e-3       # Johnson's eq. (11.24), rounded
     h = tc / 200
     res = model.simulate(t_end=1e-6 / v0 + 1.5 * tc, h=h)
     assert res.success
