@@ -207,11 +207,16 @@ class DotConstraintGroup(ConstraintGroup):
 
     def assemble(self, qe, t, lam, hessian=True):
         """Φ, Φ_q and (if asked) λ_e ∂²φ_e/∂q² from one evaluation of the markers."""
-        n, nq = len(self), self.nv
-        w, _, _, s, _, _ = self._time_terms(t)
         if USE_KERNELS and self.kind.kernel_code is not None:
+            w, _, _, s, _, _ = self._time_terms(t)
             return _kernel_assemble(self, qe, w, s, lam, hessian)
-        qb, X, Y, JX, JY, d, grad = self._dots(qe)
+        return self._numpy_assemble(qe, t, lam, hessian)
+
+    def _numpy_assemble(self, qe, t, lam, hessian):
+        """:meth:`assemble` in NumPy (node kinds without a compiled marker kernel, pairs of
+        two kinds)."""
+        w, _, _, s, _, _ = self._time_terms(t)
+        state, X, Y, JX, JY, d, grad = self._dots(qe)
         phi = np.einsum("nk,nk->n", w, d) - s
         Jq = np.einsum("nk,nkj->nj", w, grad)
         if not hessian:
@@ -221,12 +226,17 @@ class DotConstraintGroup(ConstraintGroup):
         H = H + H.transpose(0, 2, 1)
         # Σ_i Y_i ∂²X_i/∂q² + Σ_i X_i ∂²Y_i/∂q², slot by slot
         other = np.stack([Y, X], axis=2)                              # (n, 2, 2, 3)
-        g = (other[:, :, :, None, :] * self.sign[..., None]) * wl[:, :, None, None, None]
-        Cs = self.markers.contract(qb, g.reshape(-1, 3)).reshape(n, 8, nq, nq)
+        g = ((other[:, :, :, None, :] * self.sign[..., None]) * wl[:, :, None, None, None]).reshape(-1, 3)
+        self._add_marker_hessians(H, state, g)
+        return phi, Jq, H
+
+    def _add_marker_hessians(self, H, qb, g):
+        """H += the markers' second derivatives contracted with g (one 3-vector per slot)."""
+        n, nq = len(self), self.nv
+        Cs = self.markers.contract(qb, g).reshape(n, 8, nq, nq)
         side = self.side.reshape(n, 8)
         H[:, :nq, :nq] += np.einsum("ns,nsab->nab", side == 0, Cs)
         H[:, nq:, nq:] += np.einsum("ns,nsab->nab", side == 1, Cs)
-        return phi, Jq, H
 
     def jacobian_steps(self, QE, T, rows):
         """Φ_q of equations ``rows`` at every configuration of QE (S, n_q_ext), compiled
@@ -344,21 +354,13 @@ class MixedDotConstraintGroup(DotConstraintGroup):
         return (qi, qj), x, Jl
 
     def assemble(self, qe, t, lam, hessian=True):
+        return self._numpy_assemble(qe, t, lam, hessian)
+
+    def _add_marker_hessians(self, H, state, g):
         n, ni = len(self), self.ni
-        w, _, _, s, _, _ = self._time_terms(t)
-        (qi, qj), X, Y, JX, JY, d, grad = self._dots(qe)
-        phi = np.einsum("nk,nk->n", w, d) - s
-        Jq = np.einsum("nk,nkj->nj", w, grad)
-        if not hessian:
-            return phi, Jq, None
-        wl = w * lam[:, None]
-        H = np.einsum("nk,nkia,nkib->nab", wl, JX, JY)
-        H = H + H.transpose(0, 2, 1)
-        other = np.stack([Y, X], axis=2)
-        g = ((other[:, :, :, None, :] * self.sign[..., None]) * wl[:, :, None, None, None]).reshape(-1, 3)
+        qi, qj = state
         H[:, :ni, :ni] += self.markers_i.contract(qi, g).reshape(n, 8, ni, ni).sum(axis=1)
         H[:, ni:, ni:] += self.markers_j.contract(qj, g).reshape(n, 8, self.nj, self.nj).sum(axis=1)
-        return phi, Jq, H
 
     def gamma(self, qe, ve, t):
         n = len(self)
