@@ -88,6 +88,18 @@ def offset_law(function: TimeFunction, offset: float):
     return law
 
 
+def _slot_table(equations) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The 8 slots (2 terms × X/Y × a/b) of every equation, absent terms as NO_SLOT: their
+    sides and marker types (n, 2, 2, 2) and marker offsets (n·8·3,)."""
+    empty = [NO_SLOT] * 4
+    slots = [slot for eq in equations for term in (eq.terms + [empty, empty])[:2] for slot in term]
+    n = len(equations)
+    side = np.array([slot[0] for slot in slots], dtype=int).reshape(n, 2, 2, 2)
+    mtype = np.array([slot[1] for slot in slots], dtype=int).reshape(n, 2, 2, 2)
+    u = np.fromiter(chain.from_iterable(slot[2] for slot in slots), dtype=float, count=3 * len(slots))
+    return side, mtype, u
+
+
 class DotConstraintGroup(ConstraintGroup):
     """All dot-product equations between bodies of one kind, as arrays."""
 
@@ -104,13 +116,8 @@ class DotConstraintGroup(ConstraintGroup):
             config_index = self.dof_index
         self.config_index = np.asarray(config_index, dtype=int).reshape(n, 2 * nq)
         self.laws = list(laws)
-        # the 8 slots (2 terms × X/Y × a/b) of every equation, absent terms as NO_SLOT
-        empty = [NO_SLOT] * 4
-        slots = [slot for eq in self.equations for term in (eq.terms + [empty, empty])[:2] for slot in term]
-        side = np.array([slot[0] for slot in slots], dtype=int).reshape(n, 2, 2, 2)
-        mtype = np.array([slot[1] for slot in slots], dtype=int).reshape(n, 2, 2, 2)
-        u = np.fromiter(chain.from_iterable(slot[2] for slot in slots), dtype=float,
-                        count=3 * len(slots)).reshape(n, 2, 2, 2, 3)
+        side, mtype, u = _slot_table(self.equations)
+        u = u.reshape(n, 2, 2, 2, 3)
         self.side = side
         self.sign = np.array([1.0, -1.0])[None, None, None, :] * (mtype != ZERO)
         self.markers = kind.markers(u.reshape(-1, 3), mtype.reshape(-1))
@@ -314,12 +321,8 @@ class MixedDotConstraintGroup(DotConstraintGroup):
         self.dof_index = np.asarray(dof_index, dtype=int).reshape(n, ni + nj)
         self.config_index = self.dof_index if config_index is None else np.asarray(config_index, int).reshape(n, ni + nj)
         self.laws = list(laws)
-        empty = [NO_SLOT] * 4
-        slots = [slot for eq in self.equations for term in (eq.terms + [empty, empty])[:2] for slot in term]
-        side = np.array([slot[0] for slot in slots], dtype=int).reshape(n, 2, 2, 2)
-        mtype = np.array([slot[1] for slot in slots], dtype=int).reshape(n, 2, 2, 2)
-        u = np.fromiter(chain.from_iterable(slot[2] for slot in slots), dtype=float,
-                        count=3 * len(slots)).reshape(-1, 3)
+        side, mtype, u = _slot_table(self.equations)
+        u = u.reshape(-1, 3)
         self.side = side
         self.sign = np.array([1.0, -1.0])[None, None, None, :] * (mtype != ZERO)
         sd, mt = side.reshape(-1), mtype.reshape(-1)
