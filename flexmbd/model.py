@@ -254,13 +254,14 @@ class Model:
         return self._add("distance", name, body_i=i, body_j=j, at_i=at_i, at_j=at_j, length=length)
 
     # ----------------------------------------------------------- drivers
-    def rotation_driver(self, i, j, axis=(0, 0, 1), angle=None, speed=None, name=None):
+    def rotation_driver(self, i, j, axis=(0, 0, 1), angle=None, speed=None, name=None, at=None):
         """Prescribe the angle of j relative to i about ``axis`` (from the initial pose).
 
         Give ``angle`` (number, TimeFunction or callable of t) or a constant ``speed``.
-        The multiplier is reported as the driving torque.
+        The multiplier is reported as the driving torque.  ``at``: where it acts (on a
+        modal beam the axes then turn with the section there).
         """
-        return self._add("rotation_driver", name, body_i=i, body_j=j, axis=axis, angle=angle, speed=speed)
+        return self._add("rotation_driver", name, body_i=i, body_j=j, axis=axis, angle=angle, speed=speed, at=at)
 
     def translation_driver(self, i, j, at, axis, displacement=None, speed=None, name=None):
         """Prescribe the displacement of j's point (initially at ``at``) along i's ``axis``."""

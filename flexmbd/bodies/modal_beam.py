@@ -23,9 +23,18 @@ matrix M = Σ W J_cᵀ J_d, the quadratic-velocity vector (the rest of F) and th
 rigid body's 4 Gᵀ J' G p̈ + 8 Ġᵀ J' G ṗ (Nikravesh 1988, eq. 6.99) only by a multiple of p,
 which the normalisation's multiplier takes: the motion is the same.
 
+**Geometric stiffening by foreshortening (the default).**  The deflected axis is shorter
+than the beam: a point at ξ moves along the frame's x axis by −½ ∫₀^ξ (v′² + w′²) dξ′
+(measured from the frame origin), quadratic in η.  With ê = [1, η, (η_i η_j)] the channels
+above carry over unchanged (ρ_(l,a) = ê_a a_l, π_(0,ij) = −½ c_ij G_ij(ξ)), so the inertia
+(and the weight, and the markers) contain every axial force's stiffening exactly to second
+order — the centrifugal one (P4's term below appears from the coupling with ū), the
+frame's axial acceleration, weight, joint forces — from one Lagrangian (Mayo, Domínguez &
+Shabana 1995; Sharf 1996).
+
 **Elastic forces.**  U = ½ ∫ (EA u′² + EI₃ v″² + EI₂ w″² + GJ θ′²) ds gives the modal
 stiffness K_ff (diagonal for exact modes, ω_i² m_i); modal damping C_ff = 2 ζ √(k_i m_i);
-and P4's axial-force term ½ ∫ f_x (v′² + w′²) ds with, for a beam turning about the
+and, with ``geometric_stiffening: centrifugal`` instead, P4's axial-force term ½ ∫ f_x (v′² + w′²) ds with, for a beam turning about the
 frame origin, the centrifugal axial force f_x(ξ) = ρA ω⊥² (ξ_e² − ξ²)/2 (ω⊥² = ω_y² + ω_z²
 in frame axes, ξ_e the beam's end on the frame's x axis; Kane, Ryan & Banerjee 1987):
 Q_η = −(K_ff + ω⊥² K_G) η − C_ff η̇, K_G = ∫ ρA (ξ_e² − ξ²)/2 (φ′ φ′ᵀ) ds, with exact
@@ -71,11 +80,10 @@ def beam_invariants(kind: ModalKind, section: Section, rotary_inertia: bool = Tr
     m = len(s)
     (fu, fv, fw, ft), (du, dv, dw, dt), (_, ddv, ddw, _) = (kind.mode_values(s, d) for d in (0, 1, 2))
     sl = kind.slices
-    P0 = np.zeros((m, 3, n + 1))
-    P0[:, 0, 0] = x0 + s
-    P0[:, :, 1:] = kind.shape_matrix(np.c_[x0 + s, np.zeros(m), np.zeros(m)])
-    Py = np.zeros((m, 3, n + 1))
-    Pz = np.zeros((m, 3, n + 1))
+    na = kind.na
+    P0 = kind.point_coefficients(np.c_[x0 + s, np.zeros(m), np.zeros(m)])
+    Py = np.zeros((m, 3, na))
+    Pz = np.zeros((m, 3, na))
     Py[:, 1, 0] = 1.0
     Pz[:, 2, 0] = 1.0
     b = lambda f: 1 + np.arange(n)[sl[f]]          # noqa: E731  columns of a family in P
@@ -84,7 +92,7 @@ def beam_invariants(kind: ModalKind, section: Section, rotary_inertia: bool = Tr
         Pz[:, 0, b("bending_z")] = -dw
     Py[:, 2, b("torsion")] = ft
     Pz[:, 1, b("torsion")] = -ft
-    nc = 1 + 3 * (n + 1)
+    nc = 1 + 3 * na
 
     def channels(P, const):
         out = np.zeros((m, nc))
@@ -105,7 +113,7 @@ def beam_invariants(kind: ModalKind, section: Section, rotary_inertia: bool = Tr
         KG[sl[f], sl[f]] = np.einsum("k,k,ki,kj->ij", w, fx, d, d)
     Mff = np.zeros((n, n))
     for l in range(3):
-        Mff += W[1 + l * (n + 1) + 1: 1 + (l + 1) * (n + 1), 1 + l * (n + 1) + 1: 1 + (l + 1) * (n + 1)]
+        Mff += W[2 + l * na: 2 + l * na + n, 2 + l * na: 2 + l * na + n]
     return dict(W=W, K=0.5 * (K + K.T), KG=0.5 * (KG + KG.T), Mff=Mff)
 
 
@@ -124,29 +132,31 @@ def rigid_properties(W: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
 # ------------------------------------------------------------------ channel kinematics
 
 def _jacobians(kind, qb, a, da):
-    """J_c = ∂ρ_c/∂q (N, nc, 3, nv): ρ₀ = R, ρ_(l,a) = ê_a a_l(θ) (a_l: the l-th column of
-    A, ``da`` its derivatives (N, 3_l, 3_i, r))."""
-    N, n, r = len(qb), kind.n, kind.r
-    e_hat = np.c_[np.ones(N), qb[:, kind.eta]]
-    J = np.zeros((N, 3, n + 1, 3, kind.nv))
+    """J_c = ∂ρ_c/∂q (N, nc, 3, nv): ρ₀ = R, ρ_(l,a) = ê_a(η) a_l(θ) (a_l: the l-th column
+    of A, ``da`` its derivatives (N, 3_l, 3_i, r); ê of ``ModalKind.e_hat``), and ê, ∂ê/∂η."""
+    N, r, na = len(qb), kind.r, kind.na
+    eta = qb[:, kind.eta]
+    e_hat, dE = kind.e_hat(eta), kind.e_hat_d(eta)
+    J = np.zeros((N, 3, na, 3, kind.nv))
     J[..., 3:3 + r] = e_hat[:, None, :, None, None] * da[:, :, None]
-    for k in range(1, n + 1):                                     # modes, not elements
-        J[:, :, k, :, 2 + r + k] = a
+    J[..., 3 + r:] = np.einsum("nak,nli->nlaik", dE, a)
     J0 = np.zeros((N, 1, 3, kind.nv))
     J0[:, 0, 0, 0] = J0[:, 0, 1, 1] = J0[:, 0, 2, 2] = 1.0
-    return np.concatenate([J0, J.reshape(N, -1, 3, kind.nv)], axis=1), e_hat
+    return np.concatenate([J0, J.reshape(N, -1, 3, kind.nv)], axis=1), e_hat, dE
 
 
-def _geometric(kind, G, e_hat, da, dda):
+def _geometric(kind, G, e_hat, dE, a, da, dda):
     """Σ_c ∂(J_cᵀ g_c)/∂q for channel vectors G (N, nc, 3) (the channels' second
     derivatives; channel 0 has none)."""
-    N, n, r = len(G), kind.n, kind.r
-    Gl = G[:, 1:].reshape(N, 3, n + 1, 3)
+    N, r = len(G), kind.r
+    Gl = G[:, 1:].reshape(N, 3, kind.na, 3)
     K = np.zeros((N, kind.nv, kind.nv))
     K[:, 3:3 + r, 3:3 + r] = np.einsum("na,nlai,nlijk->njk", e_hat, Gl, dda)
-    te = np.einsum("nlai,nlij->nja", Gl[:, :, 1:], da)           # (N, r, n)
+    te = np.einsum("nlai,nlij,nak->njk", Gl, da, dE)              # (N, r, n)
     K[:, 3:3 + r, 3 + r:] = te
     K[:, 3 + r:, 3:3 + r] = np.swapaxes(te, 1, 2)
+    if kind.pairs:
+        K[:, 3 + r:, 3 + r:] = np.einsum("nlai,nli,akm->nkm", Gl, a, kind.e_hat_dd)
     return K
 
 
@@ -166,16 +176,15 @@ class ModalInertiaGroup(InertiaGroup):
         kind, n, N, nv, r = self.kind, self.kind.n, len(qb), self.kind.nv, self.kind.r
         a, da, dda, *rest = kind.attitude.derivatives(qb[:, 3:3 + r], 3 if jacobians else 2)
         thd, thdd = vb[:, 3:3 + r], ab[:, 3:3 + r]
-        e_hat = np.c_[np.ones(N), qb[:, kind.eta]]
-        e_dot = np.c_[np.zeros(N), vb[:, kind.eta]]
-        e_dd = np.c_[np.zeros(N), ab[:, kind.eta]]
+        etad, etadd = vb[:, kind.eta], ab[:, kind.eta]
+        e_dot, e_dd = kind.e_hat_rates(qb[:, kind.eta], etad, etadd)
+        Jc, e_hat, dE = _jacobians(kind, qb, a, da)
         a_d = np.einsum("nlik,nk->nli", da, thd)                      # ȧ_l
         dda_d = np.einsum("nlijk,nk->nlij", dda, thd)                 # ∂ȧ_l/∂θ
         a_dd = np.einsum("nlij,nj->nli", dda_d, thd) + np.einsum("nlik,nk->nli", da, thdd)   # ä_l
         acc = (e_dd[:, None, :, None] * a[:, :, None] + 2.0 * e_dot[:, None, :, None] * a_d[:, :, None]
-               + e_hat[:, None, :, None] * a_dd[:, :, None])                                  # (N, 3, n+1, 3)
+               + e_hat[:, None, :, None] * a_dd[:, :, None])                                  # (N, 3, na, 3)
         rdd = np.concatenate([ab[:, None, :3], acc.reshape(N, -1, 3)], axis=1)
-        Jc, _ = _jacobians(kind, qb, a, da)
         G = np.einsum("ncd,ndi->nci", self.W, rdd)
         F = np.einsum("ncik,nci->nk", Jc, G)
         if not jacobians:
@@ -184,20 +193,27 @@ class ModalInertiaGroup(InertiaGroup):
         M = np.einsum("ncik,ncil->nkl", Jc, np.einsum("ncd,ndik->ncik", self.W, Jc))
         # ∂ä_l/∂θ_m = ∂³a[θ̇, θ̇, m] + ∂²a[θ̈, m]
         a_dd_q = np.einsum("nlijkm,nj,nk->nlim", ddda, thd, thd) + np.einsum("nlijm,nj->nlim", dda, thdd)
-        dq = np.zeros((N, 3, n + 1, 3, nv))
+        na = kind.na
+        dq = np.zeros((N, 3, na, 3, nv))
         dq[..., 3:3 + r] = (e_dd[:, None, :, None, None] * da[:, :, None] + 2.0 * e_dot[:, None, :, None, None]
                             * dda_d[:, :, None] + e_hat[:, None, :, None, None] * a_dd_q[:, :, None])
-        dv = np.zeros((N, 3, n + 1, 3, nv))
+        dv = np.zeros((N, 3, na, 3, nv))
         dv[..., 3:3 + r] = (2.0 * e_dot[:, None, :, None, None] * da[:, :, None]
                             + 2.0 * e_hat[:, None, :, None, None] * dda_d[:, :, None])
-        for k in range(1, n + 1):                                  # modes, not elements
-            dq[:, :, k, :, 2 + r + k] = a_dd
-            dv[:, :, k, :, 2 + r + k] = 2.0 * a_d
+        # ∂ρ̈/∂η = ∂ê̈/∂η a + 2 ∂ê̇/∂η ȧ + ∂ê/∂η ä,  ∂ρ̈/∂η̇ = 2 ∂ê̇/∂η̇ ȧ + ∂ê̈/∂η̇ a
+        dq[..., 3 + r:] = np.einsum("nak,nli->nlaik", dE, a_dd)
+        dv[..., 3 + r:] = 2.0 * np.einsum("nak,nli->nlaik", dE, a_d)
+        if kind.pairs:
+            d_edot = np.einsum("akm,nm->nak", kind.e_hat_dd, etad)     # ∂ê̇/∂η = ½ ∂ê̈/∂η̇
+            d_edd = np.einsum("akm,nm->nak", kind.e_hat_dd, etadd)
+            dq[..., 3 + r:] += (np.einsum("nak,nli->nlaik", d_edd, a)
+                                + 2.0 * np.einsum("nak,nli->nlaik", d_edot, a_d))
+            dv[..., 3 + r:] += 2.0 * np.einsum("nak,nli->nlaik", d_edot, a)
         zero = np.zeros((N, 1, 3, nv))
         dq = np.concatenate([zero, dq.reshape(N, -1, 3, nv)], axis=1)
         dv = np.concatenate([zero, dv.reshape(N, -1, 3, nv)], axis=1)
         K = (np.einsum("ncik,ncil->nkl", Jc, np.einsum("ncd,ndil->ncil", self.W, dq))
-             + _geometric(kind, G, e_hat, da, dda))
+             + _geometric(kind, G, e_hat, dE, a, da, dda))
         D = np.einsum("ncik,ncil->nkl", Jc, np.einsum("ncd,ndil->ncil", self.W, dv))
         return F, K, D, M
 
@@ -284,10 +300,10 @@ class ModalWeightGroup(ForceGroup):
         q = qe[self.config_index]
         r = self.kind.r
         a, da, dda = self.kind.attitude.derivatives(q[:, 3:3 + r], 2)
-        Jc, e_hat = _jacobians(self.kind, q, a, da)
+        Jc, e_hat, dE = _jacobians(self.kind, q, a, da)
         G = self.S[:, :, None] * self.g[None, None, :]
         Q = np.einsum("ncik,nci->nk", Jc, G)
-        return Q, (_geometric(self.kind, G, e_hat, da, dda) if jacobians else None), None
+        return Q, (_geometric(self.kind, G, e_hat, dE, a, da, dda) if jacobians else None), None
 
     def potential_energy(self, qe, t):
         q = qe[self.config_index]
@@ -346,6 +362,15 @@ class ModeCounts(SpecBase):
     torsion: int = Field(0, ge=0, le=40, description="torsion modes")
 
 
+def _stiffening(v):
+    """true/false of earlier model files: foreshortening/none."""
+    if v is True:
+        return "foreshortening"
+    if v is False:
+        return "none"
+    return v
+
+
 class ModalBeamSpec(SpecBase):
     """A floating-frame modal beam (P4): a straight uniform beam along the x axis of its
     frame, deformed by exact vibration modes."""
@@ -375,8 +400,14 @@ class ModalBeamSpec(SpecBase):
     velocity: Vec3 = Field([0.0, 0.0, 0.0], description="initial velocity of the frame origin [m/s]")
     angular_velocity: Vec3 = Field([0.0, 0.0, 0.0], description="initial angular velocity, global axes [rad/s]")
     damping_ratio: float = Field(0.0, ge=0, description="modal damping ratio ζ of every mode")
-    geometric_stiffening: bool = Field(True, description="P4's axial-force term with the centrifugal axial force "
-                                                         "of rotation about the frame origin")
+    geometric_stiffening: Annotated[Literal["foreshortening", "centrifugal", "none"],
+                                    BeforeValidator(_stiffening)] = Field(
+        "foreshortening", description="geometric stiffening: foreshortening (the deflected axis shortens, second "
+                                      "order in the bending coordinates, in the inertia and at the markers: the "
+                                      "stiffening of every axial force — rotation, the frame's acceleration, joint "
+                                      "and applied forces, weight; true), centrifugal (P4's axial-force term with "
+                                      "the centrifugal axial force of rotation about the frame origin only) or none "
+                                      "(false; the linear model, which diverges in fast rotation)")
     rotary_inertia: bool = Field(True, description="include the rotary inertia of the sections' bending slopes "
                                                    "(false: Bernoulli-Euler modal masses)")
     modal_coordinates: Optional[list[float]] = Field(None, description="initial modal coordinates (one per mode, "
@@ -456,7 +487,8 @@ class ModalBeamType(ElementType):
                              element=name, key="section")
         L = float(spec.length)
         counts = (spec.modes.axial, spec.modes.bending_y, spec.modes.bending_z, spec.modes.torsion)
-        kind = ModalKind(spec.ends, L, 0.0 if spec.frame == "start" else -0.5 * L, counts, spec.attitude)
+        kind = ModalKind(spec.ends, L, 0.0 if spec.frame == "start" else -0.5 * L, counts, spec.attitude,
+                         foreshortening=spec.geometric_stiffening == "foreshortening")
         for key in ("modal_coordinates", "modal_velocities"):
             val = getattr(spec, key)
             if val is not None and len(val) != kind.n:
@@ -483,7 +515,7 @@ class ModalBeamType(ElementType):
         node.modal_coordinates = None if spec.modal_coordinates is None else np.array(spec.modal_coordinates)
         node.modal_velocities = None if spec.modal_velocities is None else np.array(spec.modal_velocities)
         model.add_node(node)
-        data = dict(W=inv["W"], K=inv["K"], KG=inv["KG"], Mff=inv["Mff"], C=C, stiffening=float(spec.geometric_stiffening),
+        data = dict(W=inv["W"], K=inv["K"], KG=inv["KG"], Mff=inv["Mff"], C=C, stiffening=float(spec.geometric_stiffening == "centrifugal"),
                     section=section, E=E, centre=c,
                     stress_points=None if spec.stress_points is None else np.array(spec.stress_points, dtype=float))
         return Element(self.name, name, (node,), data, spec.model_copy(update={"name": name}), nodes=(node,))
@@ -559,7 +591,7 @@ class ModalBeamType(ElementType):
         # joints and a driver between the rigid body and the modal beams (kinds side by side)
         model.revolute(a, beam, at=beam.position + rot @ np.array([0.9, 0.01, 0.0]), axis=(1, 0, 1), name="rev_ab")
         model.fixed(free, b, at=(0.7, 0.5, -0.2), name="fix_ba")
-        model.rotation_driver(a, free, axis=(0, 0, 1), angle=lambda t: 0.3 * t * t, name="drive_af")
+        model.rotation_driver(a, free, axis=(0, 0, 1), angle=lambda t: 0.3 * t * t, name="drive_af", at=(0.7, 0.5, -0.2))
         # P4's 3-1-3 Euler angles: inertia, stiffening, weight, a torque, joints across kinds
         angles = model.modal_beam(name="flex_313", length=0.9, section=sec, ends="pinned-pinned", attitude="euler-313",
                                   modes=dict(axial=1, bending_y=1, bending_z=2, torsion=1), position=(-0.3, 0.4, 0.1),
@@ -577,8 +609,8 @@ def _channel_states(kind, q, v):
     N, r = len(q), kind.r
     a, da = kind.attitude.derivatives(q[:, 3:3 + r], 1)
     a_d = np.einsum("nlik,nk->nli", da, v[:, 3:3 + r])
-    e_hat = np.c_[np.ones(N), q[:, kind.eta]]
-    e_dot = np.c_[np.zeros(N), v[:, kind.eta]]
+    e_hat = kind.e_hat(q[:, kind.eta])
+    e_dot = kind.e_hat_rates(q[:, kind.eta], v[:, kind.eta])
     pos = (e_hat[:, None, :, None] * a[:, :, None]).reshape(N, -1, 3)
     rate = (e_dot[:, None, :, None] * a[:, :, None] + e_hat[:, None, :, None] * a_d[:, :, None]).reshape(N, -1, 3)
     return np.concatenate([q[:, None, :3], pos], axis=1), np.concatenate([v[:, None, :3], rate], axis=1)

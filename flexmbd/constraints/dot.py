@@ -100,8 +100,23 @@ def _slot_table(equations) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return side, mtype, u
 
 
+def _slot_anchors(equations) -> np.ndarray | None:
+    """Where the direction slots sit on their bodies (n·8, 3; NaN where a slot has no
+    anchor), or None when no slot has one (:class:`~flexmbd.constraints.joints.Frame`)."""
+    empty = [NO_SLOT] * 4
+    slots = [slot for eq in equations for term in (eq.terms + [empty, empty])[:2] for slot in term]
+    if not any(len(slot) > 3 for slot in slots):
+        return None
+    return np.array([slot[3] if len(slot) > 3 else (np.nan,) * 3 for slot in slots], dtype=float)
+
+
 class DotConstraintGroup(ConstraintGroup):
     """All dot-product equations between bodies of one kind, as arrays."""
+
+    @property
+    def compiled(self) -> bool:
+        """Whether the compiled kernel of the kind evaluates the equations."""
+        return USE_KERNELS and self.kind.kernel_code is not None
 
     def __init__(self, kind, equations, dof_index, laws=(), config_index=None):
         self.kind = kind
@@ -120,7 +135,7 @@ class DotConstraintGroup(ConstraintGroup):
         u = u.reshape(n, 2, 2, 2, 3)
         self.side = side
         self.sign = np.array([1.0, -1.0])[None, None, None, :] * (mtype != ZERO)
-        self.markers = kind.markers(u.reshape(-1, 3), mtype.reshape(-1))
+        self.markers = kind.markers(u.reshape(-1, 3), mtype.reshape(-1), _slot_anchors(self.equations))
         cols = side.reshape(-1)[:, None] * nq + np.arange(nq)[None, :]
         rows = np.repeat(np.arange(n), 8)
         self.slot_dof = self.config_index[rows[:, None], cols]  # (n*8, nq) into extended q
@@ -214,7 +229,7 @@ class DotConstraintGroup(ConstraintGroup):
 
     def assemble(self, qe, t, lam, hessian=True):
         """Φ, Φ_q and (if asked) λ_e ∂²φ_e/∂q² from one evaluation of the markers."""
-        if USE_KERNELS and self.kind.kernel_code is not None:
+        if self.compiled:
             w, _, _, s, _, _ = self._time_terms(t)
             return _kernel_assemble(self, qe, w, s, lam, hessian)
         return self._numpy_assemble(qe, t, lam, hessian)
@@ -248,7 +263,7 @@ class DotConstraintGroup(ConstraintGroup):
     def jacobian_steps(self, QE, T, rows):
         """Φ_q of equations ``rows`` at every configuration of QE (S, n_q_ext), compiled
         (one call for all states; the time laws of drivers evaluated per state)."""
-        if not (USE_KERNELS and self.kind.kernel_code is not None):
+        if not self.compiled:
             return super().jacobian_steps(QE, T, rows)
         n = len(self)
         if self.laws:
@@ -265,7 +280,7 @@ class DotConstraintGroup(ConstraintGroup):
         if not self.laws:
             return np.zeros(len(self))
         _, dw, _, _, ds, _ = self._time_terms(t)
-        if USE_KERNELS and self.kind.kernel_code is not None:
+        if self.compiled:
             return _kernel_assemble(self, qe, dw, ds, None, False)[0]     # Σ ẇ_k d_k − ṡ
         d = self._dots(qe)[5]
         return np.einsum("nk,nk->n", dw, d) - ds
@@ -275,7 +290,7 @@ class DotConstraintGroup(ConstraintGroup):
         n = len(self)
         w, dw, ddw, s, _, dds = self._time_terms(t)
         vl = ve[self.dof_index]
-        if USE_KERNELS and self.kind.kernel_code is not None:
+        if self.compiled:
             # (Φ_q q')_q q' = q'ᵀ ∂²φ/∂q² q' per equation, from the compiled Hessians (λ = 1);
             # along increments for Lie-group kinds, d²/ds² φ(q ⊕ s q') — the same quantity
             _, Jq, H = _kernel_assemble(self, qe, w, s, np.ones(n), True)
@@ -308,6 +323,10 @@ class MixedDotConstraintGroup(DotConstraintGroup):
     [node i's coordinates, node j's] (``side_kinds``).  Both kinds are vector kinds
     (q ⊕ Δ = q + Δ)."""
 
+    #: two kinds side by side: never the single-kind compiled kernel (with equal sizes,
+    #: ``kind`` could be one that has a kernel)
+    compiled = False
+
     def __init__(self, kind_i, kind_j, equations, dof_index, laws=(), config_index=None):
         if not (kind_i.additive and kind_j.additive):
             raise ValueError("mixed dot-product joints join vector kinds only")
@@ -326,8 +345,9 @@ class MixedDotConstraintGroup(DotConstraintGroup):
         self.side = side
         self.sign = np.array([1.0, -1.0])[None, None, None, :] * (mtype != ZERO)
         sd, mt = side.reshape(-1), mtype.reshape(-1)
-        self.markers_i = kind_i.markers(u, np.where(sd == 0, mt, ZERO))
-        self.markers_j = kind_j.markers(u, np.where(sd == 1, mt, ZERO))
+        anchors = _slot_anchors(self.equations)
+        self.markers_i = kind_i.markers(u, np.where(sd == 0, mt, ZERO), anchors)
+        self.markers_j = kind_j.markers(u, np.where(sd == 1, mt, ZERO), anchors)
         rows = np.repeat(np.arange(n), 8)
         self.slot_cfg = (self.config_index[:, :ni][rows], self.config_index[:, ni:][rows])
         self.slot_vels = (self.dof_index[:, :ni][rows], self.dof_index[:, ni:][rows])

@@ -29,9 +29,14 @@ from .mixed import build_mixed_points, mixable
 
 
 def _frames(system, element):
+    """The joint's two frames; directions anchored at the joint's point ``at`` when its
+    bodies are deformable (a modal beam's axes turn with the section there)."""
     bi, bj = element.bodies
-    return (J.Frame(0, system.body_position(bi), system.rotation(bi)),
-            J.Frame(1, system.body_position(bj), system.rotation(bj)))
+    at = element.data.get("at")
+    anchor = at if at is not None and any(getattr(b.kind, "deformable", False) for b in (bi, bj)
+                                          if b is not GROUND) else None
+    return (J.Frame(0, system.body_position(bi), system.rotation(bi), anchor),
+            J.Frame(1, system.body_position(bj), system.rotation(bj), anchor))
 
 
 def _check_slots(element, equations):
@@ -44,7 +49,7 @@ def _check_slots(element, equations):
         kind = body.kind
         for mtype, check in ((POINT, kind.check_offsets), (VECTOR, kind.check_directions)):
             u = [slot[2] for eq in equations for term in eq.terms for slot in term
-                 if isinstance(slot, tuple) and len(slot) == 3 and slot[0] == side and slot[1] == mtype]
+                 if isinstance(slot, tuple) and len(slot) >= 3 and slot[0] == side and slot[1] == mtype]
             if u:
                 check([body.name] * len(u), u, element=element.name)
 
@@ -453,6 +458,9 @@ class RotationDriver(PairSpec):
     model_config = ConfigDict(title="Driver: rotation_driver")
     type: Literal["rotation_driver"]
     axis: Axis = Field([0.0, 0.0, 1.0], description="rotation axis, global")
+    at: Optional[Point] = Field(None, description="where the driver acts, initial configuration [m]: on a "
+                                                  "deformable body (a modal beam) the axes turn with the section "
+                                                  "there (default: the bodies' frames)")
     angle: Optional[TimeFunctionSpec] = Field(None, description="prescribed angle θ(t) [rad]")
     speed: Optional[float] = Field(None, description="constant angular speed [rad/s] (θ = speed·t)")
 

@@ -20,16 +20,20 @@ _CONST_AXES = tuple(const(a) for a in AXES)   # the global axes as constant slot
 
 
 class Frame:
-    """Initial pose of one side of a joint: converts global data to body-fixed slots."""
+    """Initial pose of one side of a joint: converts global data to body-fixed slots.
+    With an ``anchor`` (the joint's global point) direction slots carry where they sit
+    on the body, so that deformable bodies turn them with the material there."""
 
-    def __init__(self, side, position, rotation):
+    def __init__(self, side, position, rotation, anchor=None):
         self.side, self.R, self.A = side, np.asarray(position, float), np.asarray(rotation, float)
+        self.anchor = None if anchor is None else tuple(self.A.T @ (np.asarray(anchor, float) - self.R))
 
     def point(self, x):
         return (self.side, POINT, tuple(self.A.T @ (np.asarray(x, float) - self.R)))
 
     def vector(self, v):
-        return (self.side, VECTOR, tuple(self.A.T @ np.asarray(v, float)))
+        u = tuple(self.A.T @ np.asarray(v, float))
+        return (self.side, VECTOR, u) if self.anchor is None else (self.side, VECTOR, u, self.anchor)
 
 
 def _term(xa, xb, ya, yb=NO_SLOT):

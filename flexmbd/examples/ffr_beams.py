@@ -1,4 +1,6 @@
-"""Floating-frame modal beams (P4): the spin-up beam against the SE(3) beam.
+"""Floating-frame modal beams (P4): the spin-up beam against the SE(3) beam, P3's
+crank-slider Model II with modal beams, and the spatial flexible manipulator
+(flexmbd/models/ffr-manipulator.yaml).
 
 The spin-up problem (Kane, Ryan & Banerjee 1987; the data of Simo & Vu-Quoc 1986):
 a cantilever of length L = 10 m clamped to a hub turning about the global z axis, driven
@@ -69,4 +71,89 @@ def spin_up_tip(result, formulation: str = "modal") -> np.ndarray:
     return -np.sin(a) * x[:, 0] + np.cos(a) * x[:, 1]
 
 
-__all__ = ["OMEGA", "T_UP", "LENGTH", "SPIN_SECTION", "SE3_OPTIONS", "hub_angle", "spin_up_model", "spin_up_tip"]
+# ------------------------------------------------------------------ P3's crank-slider
+
+def crank_slider_model(which: str = "II", modes: int = 5, stiffening: str = "foreshortening") -> fm.Model:
+    """P3's crank-slider (:func:`flexmbd.examples.p3_beams.crank_slider`'s data) with the
+    crank and the connecting rod as pinned-pinned modal beams (frames through their ends,
+    ``modes`` in-plane bending modes each); markers A, C, B at the rod's start, middle and
+    end for P3's deformation measure d/L."""
+    from .p3_beams import CRANK_SLIDER, NU
+
+    p = CRANK_SLIDER[which]
+    sec = Section.rectangle(p["width"], p["width"], E=p["E"], nu=NU, rho=p["rho"])
+    m = fm.Model(name=f"p3-crank-slider-{which}-modal")
+    kw = dict(section=sec, ends="pinned-pinned", modes=dict(bending_y=modes), geometric_stiffening=stiffening)
+    crank = m.modal_beam(name="crank", length=0.3, **kw)
+    rod = m.modal_beam(name="rod", length=0.5, position=(0.3, 0, 0), **kw)
+    slider = m.rigid_body("slider", mass=0.1, inertia=np.full(3, 0.1 * 0.02 ** 2 / 6), position=(0.8, 0, 0))
+    m.spherical(GROUND, crank, at=(0, 0, 0), name="bearing")
+    m.spherical(crank, rod, at=(0.3, 0, 0), name="crank_pin")
+    m.revolute(rod, slider, at=(0.8, 0, 0), axis=(0, 0, 1), name="wrist_pin")
+    m.prismatic(GROUND, slider, at=(0.8, 0, 0), axis=(1, 0, 0), name="guide")
+    m.torque(crank, (0, 0, p["torque"]), name="drive")
+    for name, x in (("A", 0.3), ("C", 0.55), ("B", 0.8)):
+        m.marker(rod, at=(x, 0, 0), name=name)
+    return m
+
+
+def crank_slider_deformation(result) -> np.ndarray:
+    """P3's d/L of the rod: distance of its midpoint C from the chord AB over |AB|² (steps,)."""
+    a, c, b = result["A.position"], result["C.position"], result["B.position"]
+    chord = b - a
+    return np.linalg.norm(np.cross(c - a, chord), axis=1) / np.sum(chord * chord, axis=1)
+
+
+# ------------------------------------------------------------------ the manipulator
+
+def manipulator_rigid_tool(t, p: dict) -> np.ndarray:
+    """The tool's position (steps, 3) of flexmbd/models/ffr-manipulator.yaml with rigid
+    links (forward kinematics of the three driven joints), for the file's parameters ``p``."""
+    t = np.asarray(t, dtype=float)
+    tau = np.minimum(t, p["T"]) / p["T"]
+    s = tau - np.sin(2 * np.pi * tau) / (2 * np.pi)
+    a1, a2, a3 = p["turn"] * s, p["lift"] * s, p["bend"] * s
+    reach = p["L1"] * np.cos(a2) + p["L2"] * np.cos(a2 - a3)
+    height = p["H"] + p["L1"] * np.sin(a2) + p["L2"] * np.sin(a2 - a3)
+    return np.c_[reach * np.cos(a1), reach * np.sin(a1), height]
+
+
+def manipulator_figure(result, p: dict, path) -> None:
+    """The tool's path (top view and height) beside the rigid links' path, the tool's
+    deviation from it, and the links' tip deflections in their frames (PNG)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    t = result.t
+    tool, rigid = result["tool.position"], manipulator_rigid_tool(t, p)
+    fig, ax = plt.subplots(2, 2, figsize=(10, 7))
+    ax[0, 0].plot(rigid[:, 0], rigid[:, 1], "k--", label="rigid links")
+    ax[0, 0].plot(tool[:, 0], tool[:, 1], label="flexible links")
+    ax[0, 0].set(xlabel="x [m]", ylabel="y [m]", title="tool path, top view", aspect="equal")
+    ax[0, 0].legend()
+    ax[0, 1].plot(t, rigid[:, 2], "k--", label="rigid links")
+    ax[0, 1].plot(t, tool[:, 2], label="flexible links")
+    ax[0, 1].set(xlabel="t [s]", ylabel="z [m]", title="tool height")
+    ax[0, 1].legend()
+    dev = (tool - rigid) * 1e3
+    for k, c in enumerate("xyz"):
+        ax[1, 0].plot(t, dev[:, k], label=c)
+    ax[1, 0].set(xlabel="t [s]", ylabel="[mm]", title="tool − rigid-link path")
+    ax[1, 0].legend()
+    for name in ("upper_arm", "forearm"):
+        d = result[f"{name}.tip_deflection"] * 1e3
+        ax[1, 1].plot(t, d[:, 1], label=f"{name}, frame y")
+        ax[1, 1].plot(t, d[:, 2], label=f"{name}, frame z")
+    ax[1, 1].set(xlabel="t [s]", ylabel="[mm]", title="link tip deflections")
+    ax[1, 1].legend(fontsize=8)
+    for a in ax.flat:
+        a.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+__all__ = ["OMEGA", "T_UP", "LENGTH", "SPIN_SECTION", "SE3_OPTIONS", "hub_angle", "spin_up_model", "spin_up_tip",
+           "crank_slider_model", "crank_slider_deformation", "manipulator_rigid_tool", "manipulator_figure"]

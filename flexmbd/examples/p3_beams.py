@@ -50,10 +50,11 @@ class P3Model:
 
 
 def crank_slider(which="I", elements=(4, 6), formulation="se3", integration=None, slider_mass=0.1, order=1,
-                 interpolation="lagrange"):
-    """P3's crank-slider Model I or II with ``elements`` = (crank, rod) element counts."""
+                 interpolation="lagrange", section=None):
+    """P3's crank-slider Model I or II with ``elements`` = (crank, rod) element counts
+    (``section``: another section than P3's square, e.g. a shear-rigid one)."""
     p = CRANK_SLIDER[which]
-    sec = Section.rectangle(p["width"], p["width"], E=p["E"], nu=NU, rho=p["rho"])
+    sec = section if section is not None else Section.rectangle(p["width"], p["width"], E=p["E"], nu=NU, rho=p["rho"])
     m = fm.Model(name=f"p3-crank-slider-{which}")
     kw = dict(section=sec, formulation=formulation, integration=integration, order=order, interpolation=interpolation)
     crank = m.beam("crank", elements=elements[0], start=(0, 0, 0), end=(0.3, 0, 0), **kw)

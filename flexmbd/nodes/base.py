@@ -44,8 +44,11 @@ class MarkerSet:
     * ``dJv(qb, vb)`` → (N, 3, nv): ∂(J v)/∂Δ (velocity-dependent forces, γ of joints).
     """
 
-    def __init__(self, kind: "NodeKind", u, mtype) -> None:
+    def __init__(self, kind: "NodeKind", u, mtype, anchors=None) -> None:
         self.kind = kind
+        #: where direction markers sit on the body (N, 3, body frame; NaN rows: nowhere in
+        #: particular); deformable kinds turn such directions with the material there
+        self.anchors = None if anchors is None else np.asarray(anchors, dtype=float).reshape(-1, 3)
         self.u = np.asarray(u, dtype=float).reshape(-1, 3)
         self.mtype = np.asarray(mtype, dtype=int).reshape(-1)
         self.n = len(self.mtype)
@@ -190,9 +193,10 @@ class NodeKind:
         :meth:`check_offsets`'s."""
         self.check_offsets(names, u, element)
 
-    def markers(self, u, mtype) -> MarkerSet:
-        """The :class:`MarkerSet` of markers with local vectors u (N, 3) and types mtype."""
-        return self.marker_class(self, u, mtype)
+    def markers(self, u, mtype, anchors=None) -> MarkerSet:
+        """The :class:`MarkerSet` of markers with local vectors u (N, 3) and types mtype;
+        ``anchors`` (N, 3) places direction markers on the body (for deformable kinds)."""
+        return self.marker_class(self, u, mtype, anchors)
 
     # ------------------------------------------------------------------ loads
     def weight(self, q: np.ndarray, mass: np.ndarray, g: np.ndarray, jacobians: bool = True):

@@ -26,8 +26,8 @@ def _matvec(A, x):
 class EulerParameterMarkers(MarkerSet):
     """Markers on Euler-parameter bodies: x = point·R + C(u)[p, p] + const·u."""
 
-    def __init__(self, kind, u, mtype):
-        super().__init__(kind, u, mtype)
+    def __init__(self, kind, u, mtype, anchors=None):
+        super().__init__(kind, u, mtype, anchors)
         # C(u)[i, j, k] with (A u)_i = C_ijk p_j p_k, zeroed for non-rotating markers
         # as a product with CHAT's (48, 3) matrix (one ±1 per row: exact in any order)
         self.Cu = (self.u @ _CHAT_ROWS.T).reshape(self.n, 3, 4, 4) * self.rot[:, None, None, None]

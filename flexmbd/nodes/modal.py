@@ -21,10 +21,18 @@ coordinates (:class:`EulerParameterAttitude`, :class:`Euler313Attitude`).  As A(
 linear in x (``rotations.CHAT``, P1's appendix), every marker quantity is a polynomial in
 (p, η): J = [I, 2 C(x_f) p, C(S)[p, p]] with x_f = ū + S η, and its exact second
 derivatives follow as for rigid bodies.  Point markers follow the deformed beam; direction
-markers (joint axes) follow the floating frame, not the local section rotation.
+markers anchored at a point of the beam (joint axes: ``MarkerSet.anchors``) turn with the
+section there, x = A (u + θ × u), θ = S_θ(ξ) η (first order); other directions follow the
+floating frame.
 
-A kind is fully described by its key ``modal:<ends>:<L>:<ξ₀>:<n_u>.<n_v>.<n_w>.<n_θ>[:euler-313]``
-(beams with the same mode shapes share it; results files rebuild it from the key).
+With ``foreshortening`` (the geometric stiffening of :mod:`flexmbd.bodies.modal_beam`) a
+point also moves along the frame's x axis by the shortening of the deflected axis,
+−½ ∫₀^ξ (v′² + w′²) = −½ Σ c_ij G_ij(ξ) η_i η_j: positions are x = P(ū) ê(η) with
+ê = [1, η, (η_i η_j)] (:meth:`ModalKind.e_hat`), still polynomials in (p, η).
+
+A kind is fully described by its key
+``modal:<ends>:<L>:<ξ₀>:<n_u>.<n_v>.<n_w>.<n_θ>[:euler-313][:foreshortening]`` (beams with the
+same mode shapes share it; results files rebuild it from the key).
 """
 from __future__ import annotations
 
@@ -33,8 +41,8 @@ import numpy as np
 from ..errors import ModelError
 from ..lie import quat_from_matrix
 from ..rotations import CHAT, DE, DG, E_matrix, G_matrix, rotation_matrix
-from .base import MarkerSet, NodeKind
-from .beam_modes import ENDS, BeamModes
+from .base import VECTOR, MarkerSet, NodeKind
+from .beam_modes import ENDS, BeamModes, gauss_rule
 
 #: C_l[i, j, k] = CHAT[i, j, k, l]: (A(p) x)_i = Σ_l x_l C_l[i, j, k] p_j p_k
 C_L = np.ascontiguousarray(np.transpose(CHAT, (3, 0, 1, 2)))
@@ -137,6 +145,14 @@ class Euler313Attitude:
 ATTITUDES = {a.name: a for a in (EulerParameterAttitude(), Euler313Attitude())}
 
 
+def _skew(u):
+    """ũ (N, 3, 3) with ũ θ = u × θ."""
+    out = np.zeros((len(u), 3, 3))
+    out[:, 0, 1], out[:, 0, 2], out[:, 1, 2] = -u[:, 2], u[:, 1], -u[:, 0]
+    out[:, 1, 0], out[:, 2, 0], out[:, 2, 1] = u[:, 2], -u[:, 1], u[:, 0]
+    return out
+
+
 def _vee(W):
     """The vector of the skew part of W (…, 3, 3)."""
     return 0.5 * np.stack([W[..., 2, 1] - W[..., 1, 2], W[..., 0, 2] - W[..., 2, 0], W[..., 1, 0] - W[..., 0, 1]],
@@ -144,49 +160,64 @@ def _vee(W):
 
 
 class ModalMarkers(MarkerSet):
-    """Markers on modal beams: points x = R + A(p)(ū + S(ū) η), directions x = A(p) u
-    (the floating frame's), constants x = u (module docstring)."""
+    """Markers on modal beams: points x = R + A(p) P(ū) ê(η) (x_f = ū + S(ū) η, plus the
+    axis' foreshortening when the kind has it), directions x = A(p) u (the floating
+    frame's), constants x = u (module docstring)."""
 
-    def __init__(self, kind, u, mtype):
-        super().__init__(kind, u, mtype)
-        # S(ū) of the point markers (zero for the others): (N, 3, n)
-        self.S = kind.shape_matrix(self.u) * self.point[:, None, None]
+    def __init__(self, kind, u, mtype, anchors=None):
+        super().__init__(kind, u, mtype, anchors)
+        # P(ū) of the point markers without the ū column (zero for the others): (N, 3, na − 1)
+        self.P = kind.point_coefficients(self.u)[:, :, 1:] * self.point[:, None, None]
+        if self.anchors is not None:
+            # directions anchored at a point of the beam turn with its section:
+            # x_f = u + θ × u = u − ũ S_θ(ξ) η (first order in η)
+            turn = (self.mtype == VECTOR) & np.all(np.isfinite(self.anchors), axis=1)
+            if turn.any():
+                self.P[turn, :, :kind.n] = -np.einsum("nij,njb->nib", _skew(self.u[turn]),
+                                                      kind.section_rotation(self.anchors[turn, 0]))
         self.ur = self.u * self.rot[:, None]                                   # ū of rotating markers
 
     def _parts(self, qb, order):
         r = self.kind.r
         ders = self.kind.attitude.derivatives(qb[:, 3:3 + r], order)
-        xf = self.ur + np.einsum("nlb,nb->nl", self.S, qb[:, 3 + r:])          # x_f = ū + S η
-        return ders, xf
+        eta = qb[:, 3 + r:]
+        xf = self.ur + np.einsum("nlb,nb->nl", self.P, self.kind.e_hat(eta)[:, 1:])    # x_f = P ê
+        Se = np.einsum("nlb,nbk->nlk", self.P, self.kind.e_hat_d(eta)[:, 1:])          # ∂x_f/∂η
+        return ders, xf, Se
 
     def evaluate(self, qb):
         r = self.kind.r
-        (a, da), xf = self._parts(qb, 1)
+        (a, da), xf, Se = self._parts(qb, 1)
         x = self.point[:, None] * qb[:, :3] + np.einsum("nl,nli->ni", xf, a) + self.const[:, None] * self.u
         J = np.zeros((self.n, 3, self.kind.nv))
         J[:, 0, 0] = J[:, 1, 1] = J[:, 2, 2] = self.point
         J[:, :, 3:3 + r] = np.einsum("nl,nlik->nik", xf, da)
-        J[:, :, 3 + r:] = np.einsum("nlb,nli->nib", self.S, a)
+        J[:, :, 3 + r:] = np.einsum("nlb,nli->nib", Se, a)
         return x, J
 
     def contract(self, qb, g):
-        r = self.kind.r
-        (a, da, dda), xf = self._parts(qb, 2)
-        out = np.zeros((self.n, self.kind.nv, self.kind.nv))
+        r, kind = self.kind.r, self.kind
+        (a, da, dda), xf, Se = self._parts(qb, 2)
+        out = np.zeros((self.n, kind.nv, kind.nv))
         out[:, 3:3 + r, 3:3 + r] = np.einsum("ni,nl,nlijk->njk", g, xf, dda)
-        te = np.einsum("ni,nlb,nlik->nkb", g, self.S, da)                        # ∂²(g·x)/∂θ∂η
+        te = np.einsum("ni,nlb,nlik->nkb", g, Se, da)                          # ∂²(g·x)/∂θ∂η
         out[:, 3:3 + r, 3 + r:] = te
         out[:, 3 + r:, 3:3 + r] = np.swapaxes(te, 1, 2)
+        if kind.pairs:
+            out[:, 3 + r:, 3 + r:] = np.einsum("ni,nli,nlb,bkm->nkm", g, a, self.P, kind.e_hat_dd[1:])
         return out
 
     def dJv(self, qb, vb):
-        r = self.kind.r
-        (a, da, dda), xf = self._parts(qb, 2)
+        r, kind = self.kind.r, self.kind
+        (a, da, dda), xf, Se = self._parts(qb, 2)
         thd, etad = vb[:, 3:3 + r], vb[:, 3 + r:]
-        out = np.zeros((self.n, 3, self.kind.nv))
-        Sd = np.einsum("nlb,nb->nl", self.S, etad)                               # S η̇
+        out = np.zeros((self.n, 3, kind.nv))
+        Sd = np.einsum("nlb,nb->nl", Se, etad)                                  # ẋ_f
         out[:, :, 3:3 + r] = np.einsum("nl,nlijk,nj->nik", xf, dda, thd) + np.einsum("nl,nlik->nik", Sd, da)
-        out[:, :, 3 + r:] = np.einsum("nlb,nlik,nk->nib", self.S, da, thd)
+        out[:, :, 3 + r:] = np.einsum("nlb,nlik,nk->nib", Se, da, thd)
+        if kind.pairs:
+            Sed = np.einsum("nlb,bkm,nm->nlk", self.P, kind.e_hat_dd[1:], etad)  # d/dt ∂x_f/∂η
+            out[:, :, 3 + r:] += np.einsum("nlk,nli->nik", Sed, a)
         return out
 
 
@@ -200,7 +231,8 @@ class ModalKind(NodeKind):
     euler_frame = True
     deformable = True
 
-    def __init__(self, ends: str, length: float, start: float, counts, attitude: str = "euler-parameters") -> None:
+    def __init__(self, ends: str, length: float, start: float, counts, attitude: str = "euler-parameters",
+                 foreshortening: bool = False) -> None:
         if attitude not in ATTITUDES:
             raise ValueError(f"modal kind: unknown attitude {attitude!r}; known: {', '.join(ATTITUDES)}")
         self.attitude = ATTITUDES[attitude]
@@ -223,11 +255,52 @@ class ModalKind(NodeKind):
         first = np.cumsum((0,) + self.counts)
         #: the modal coordinates of each direction: slices into η
         self.slices = {f: slice(int(first[i]), int(first[i + 1])) for i, f in enumerate(FAMILIES)}
+        #: the products η_i η_j (i ≤ j, modes of one bending direction) of the foreshortening
+        self.foreshortening = bool(foreshortening) and self.counts[1] + self.counts[2] > 0
+        self.pairs = [(i, j) for f in ("bending_y", "bending_z") if self.foreshortening
+                      for i in range(self.slices[f].start, self.slices[f].stop)
+                      for j in range(i, self.slices[f].stop)]
+        #: length of ê = [1, η, (η_i η_j)]
+        self.na = 1 + self.n + len(self.pairs)
+        d2 = np.zeros((self.na, self.n, self.n))
+        for b, (i, j) in enumerate(self.pairs):
+            d2[1 + self.n + b, i, j] += 1.0
+            d2[1 + self.n + b, j, i] += 1.0
+        #: ∂²ê/∂η∂η (na, n, n), constant
+        self.e_hat_dd = d2
 
     @property
     def key(self) -> str:
         key = f"modal:{self.ends}:{self.length!r}:{self.start!r}:" + ".".join(str(c) for c in self.counts)
-        return key if self.attitude.name == "euler-parameters" else f"{key}:{self.attitude.name}"
+        if self.attitude.name != "euler-parameters":
+            key = f"{key}:{self.attitude.name}"
+        return f"{key}:foreshortening" if self.foreshortening else key
+
+    # ------------------------------------------- the monomials ê of the modal coordinates
+    def e_hat(self, eta: np.ndarray) -> np.ndarray:
+        """ê = [1, η, (η_i η_j)_pairs] (N, na): every material point is x = P(ū) ê."""
+        N = len(eta)
+        if not self.pairs:
+            return np.c_[np.ones(N), eta]
+        i, j = np.array(self.pairs).T
+        return np.c_[np.ones(N), eta, eta[:, i] * eta[:, j]]
+
+    def e_hat_d(self, eta: np.ndarray) -> np.ndarray:
+        """∂ê/∂η (N, na, n): 0, I, and e_i η_j + η_i e_j for the pairs."""
+        N, n = len(eta), self.n
+        out = np.zeros((N, self.na, n))
+        out[:, 1:1 + n] = np.eye(n)
+        if self.pairs:
+            out[:, 1 + n:] = np.einsum("bkm,nm->nbk", self.e_hat_dd[1 + n:], eta)
+        return out
+
+    def e_hat_rates(self, eta, etad, etadd=None):
+        """ê̇ = ∂ê/∂η η̇ and, with η̈, ê̈ = ∂ê/∂η η̈ + ∂²ê[η̇, η̇] (N, na)."""
+        dE = self.e_hat_d(eta)
+        rate = np.einsum("nak,nk->na", dE, etad)
+        if etadd is None:
+            return rate
+        return rate, np.einsum("nak,nk->na", dE, etadd) + np.einsum("akm,nk,nm->na", self.e_hat_dd, etad, etad)
 
     @property
     def eta(self) -> slice:
@@ -257,6 +330,53 @@ class ModalKind(NodeKind):
         S[:, 1, sl["torsion"]] = -z[:, None] * ft
         S[:, 2, sl["torsion"]] = y[:, None] * ft
         return S
+
+    def section_rotation(self, x) -> np.ndarray:
+        """S_θ(ξ) (N, 3, n): the small rotation vector of the section at frame coordinate ξ,
+        θ = S_θ η in frame axes (Bernoulli-Euler: θ_x = φ_θ η_θ, θ_y = −w′, θ_z = v′)."""
+        x = np.atleast_1d(np.asarray(x, dtype=float))
+        s = np.clip(x - self.start, 0.0, self.length)
+        (_, _, _, ft), (_, dv, dw, _) = self.mode_values(s, 0), self.mode_values(s, 1)
+        out = np.zeros((len(x), 3, self.n))
+        sl = self.slices
+        out[:, 0, sl["torsion"]] = ft
+        out[:, 1, sl["bending_z"]] = -dw
+        out[:, 2, sl["bending_y"]] = dv
+        return out
+
+    def slope_products(self, x) -> np.ndarray:
+        """G(ξ) = ∫₀^ξ φ′ φ′ᵀ dξ′ for the pairs (N, n_pairs), the integral of the bending
+        slopes' products from the frame origin (ξ = 0) to the points' ξ (signed), by Gauss
+        quadrature; the foreshortening of the axis at ξ is −½ Σ_(i≤j) c_ij G_ij(ξ) η_i η_j
+        (c = 1 on the diagonal, 2 off it)."""
+        x = np.atleast_1d(np.asarray(x, dtype=float))
+        if not self.pairs:
+            return np.zeros((len(x), 0))
+        s_ref = -self.start
+        s_end = np.clip(x - self.start, 0.0, self.length)
+        sg, wg = gauss_rule(self.length, max(self.counts))
+        span = (s_end - s_ref)[:, None] / self.length
+        s = s_ref + sg[None, :] * span                                  # (N, m) points from the origin
+        w = wg[None, :] * span
+        slopes = np.zeros(s.shape + (self.n,))
+        for f, modes in (("bending_y", self.modes[1]), ("bending_z", self.modes[2])):
+            if modes.n:
+                slopes[..., self.slices[f]] = modes.values(s.ravel(), 1).reshape(*s.shape, -1)
+        i, j = np.array(self.pairs).T
+        return np.einsum("nk,nkb->nb", w, slopes[..., i] * slopes[..., j])
+
+    def point_coefficients(self, u) -> np.ndarray:
+        """P(ū) (N, 3, na) with x = ū + S η + foreshortening = P ê (ê of :meth:`e_hat`):
+        [ū, S(ū), −½ c_ij G_ij(ξ) e_x] (the foreshortening moves every point of a section
+        along the frame's x axis by the shortening of the deflected axis up to it)."""
+        u = np.asarray(u, dtype=float).reshape(-1, 3)
+        P = np.zeros((len(u), 3, self.na))
+        P[:, :, 0] = u
+        P[:, :, 1:1 + self.n] = self.shape_matrix(u)
+        if self.pairs:
+            i, j = np.array(self.pairs).T
+            P[:, 0, 1 + self.n:] = -0.5 * np.where(i == j, 1.0, 2.0) * self.slope_products(u[:, 0])
+        return P
 
     def check_offsets(self, names, u, element=None):
         u = np.asarray(u, dtype=float).reshape(-1, 3)
@@ -401,11 +521,14 @@ class ModalKind(NodeKind):
 
 
 def modal_kind_from_key(params: str) -> ModalKind:
-    """The kind of a key ``modal:<ends>:<L>:<ξ₀>:<n_u>.<n_v>.<n_w>.<n_θ>`` (the part after "modal:")."""
+    """The kind of a key ``modal:<ends>:<L>:<ξ₀>:<n_u>.<n_v>.<n_w>.<n_θ>[:euler-313][:foreshortening]``
+    (the part after "modal:")."""
     parts = params.split(":")
     ends, length, start, counts = parts[:4]
-    attitude = parts[4] if len(parts) > 4 else "euler-parameters"
-    return ModalKind(ends, float(length), float(start), [int(c) for c in counts.split(".")], attitude)
+    flags = parts[4:]
+    attitude = next((f for f in flags if f in ATTITUDES), "euler-parameters")
+    return ModalKind(ends, float(length), float(start), [int(c) for c in counts.split(".")], attitude,
+                     foreshortening="foreshortening" in flags)
 
 
 __all__ = ["ModalKind", "ModalMarkers", "modal_kind_from_key", "FAMILIES", "C_L", "ATTITUDES",

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
+from ..errors import ModelError
 from ..compile_watch import CompileWatch
 from ..system import JACOBIAN_TERMS, freeze_reporting, jacobian_terms
 from .initial import ConsistentAccelerations, StepState, characteristic_scales, initial_state  # noqa: F401
@@ -217,6 +218,22 @@ class CompiledNewton:
         return NewtonOutcome(False, x, counts[0], norm, chk, message), q1, v1, a1
 
 
+def _initial(system, s, t0):
+    """The run's initial state: the model's configuration, or with ``initial: static`` the
+    static equilibrium at t0 (a failed equilibrium stops the run with the static solver's
+    diagnosis)."""
+    q = None
+    if s.initial == "static":
+        from .static import static_equilibrium
+
+        st = static_equilibrium(system.model, system=system, time=t0, linear_solver=s.linear_solver)
+        if not st.success:
+            raise ModelError(f"initial: static — the static equilibrium at t = {t0:g} s was not found: {st.message}",
+                             key="initial")
+        q = st.q[-1]
+    return initial_state(system, t0, s.assemble, s.linear_solver, q=q)
+
+
 def simulate(model: Model, t_end: float | None = None, h: float | None = None, *,
              settings: DynamicSettings | None = None, system: System | None = None,
              progress: Callable | None = None, raise_on_failure: bool = False, start: StepState | None = None,
@@ -268,13 +285,12 @@ def simulate(model: Model, t_end: float | None = None, h: float | None = None, *
         project_velocities = am == af == 0.0 and gamma == 0.5
     stepper = DynamicsStepper(system, integ, newton, terms, fd, project_velocities, s.linear_solver, s.newton_start)
     if start is None:
-        state, report = initial_state(system, t_start, s.assemble, s.linear_solver)
+        state, report = _initial(system, s, t_start)
     else:
         state, report, t_start = start, None, start.t
     origin = t_start if grid_origin is None else float(grid_origin)
     # the scales of the Newton test from the run's initial state (a resumed run: the same)
-    scales = characteristic_scales(
-        system, state if start is None else initial_state(system, origin, s.assemble, s.linear_solver)[0])
+    scales = characteristic_scales(system, state if start is None else _initial(system, s, origin)[0])
     stepper.set_scales(s.newton_rtol, *scales)
     k0 = int(round((t_start - origin) / h))
     n_steps = int(round((t_end - origin) / h)) - k0

@@ -159,8 +159,11 @@ class StepState:
     lam: np.ndarray
 
 
-def initial_state(system, t0=0.0, assemble=True, linear_solver="auto"):
-    q, v = system.q0.copy(), system.v0.copy()
+def initial_state(system, t0=0.0, assemble=True, linear_solver="auto", q=None):
+    """The consistent state at t0 from the model's initial configuration (or from ``q``,
+    e.g. a static equilibrium) and velocities: positions assembled onto the constraints,
+    velocities projected, accelerations and multipliers solved (:func:`consistent_accelerations`)."""
+    q, v = (system.q0 if q is None else np.asarray(q, dtype=float)).copy(), system.v0.copy()
     for g in system.constraint_groups:   # groups that count turns start from the initial configuration
         restart = getattr(g, "restart", None)
         if restart is not None:

@@ -482,6 +482,11 @@ class DynamicSettings(Settings):
                       "step, solved from the index-1 equations at the step's q, q' and t, second order with the "
                       "positions and velocities; integrator — the index-3 Newton solution itself (P1/P3's schemes: "
                       "first order with Newmark, noisy as h → 0)")
+    initial: Literal["given", "static"] = setting(
+        "given", "initial configuration: given — the model's (assembled onto the constraints); static — the "
+                 "static equilibrium under the loads and drivers at t_start (found by the static solver with its "
+                 "default settings), so that flexible bodies start deformed by their weight instead of released "
+                 "undeformed; the initial velocities are the model's")
     newton_start: Literal["previous", "zero"] = setting(
         "previous", "first Newton iterate of each step for the accelerations: previous (the last step's, "
                     "the usual guess) or zero (for stiff structures started by a sudden load, whose huge first "
