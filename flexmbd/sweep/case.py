@@ -53,6 +53,8 @@ def summarize(res, outputs) -> tuple[dict, dict]:
     except Exception:  # noqa: BLE001 - an analysis without Newton statistics
         row["mean_iterations"] = float(it.mean()) if len(it) else float("nan")
         row["max_iterations"] = int(it.max()) if len(it) else 0
+    if not len(it):  # no step completed: no mean
+        row["mean_iterations"] = float("nan")
     row["iterations"] = int(it.sum()) if len(it) else 0
     sec = np.asarray(stats.get("seconds", []), dtype=float)[1:]
     row["step_seconds"] = float(sec.sum()) if len(sec) else _finite(getattr(res, "wall_time", float("nan")))

@@ -1,7 +1,8 @@
 """``flexmbd sweep --report``: plots of a study table.
 
 For each plotted column y (default ``mean_iterations`` and ``wall_time``) and each x
-(default: every swept key path with numeric values), one PNG of y against x with one
+(default: every swept key path with more than one
+numeric value), one PNG of y against x with one
 line per combination of the other swept values (``solver.jacobian = full`` and
 ``= M1+M3`` for P1's slider-crank study).  Failed cases are left out of the lines and
 drawn as crosses on the x axis.  A log axis is used for x when its values span more
@@ -38,7 +39,8 @@ def report(path, x=None, y=None, out_dir=".") -> list[str]:
     study = read_study(path)
     if not study.rows:
         raise SweepSpecError(f"{path}: the study has no finished case yet")
-    xs = list(x) if x else [p for p in study.params if _numeric([r.get(p) for r in study.rows])]
+    xs = list(x) if x else [p for p in study.params if _numeric([r.get(p) for r in study.rows])
+                            and len({r.get(p) for r in study.rows}) > 1]
     ys = list(y) if y else list(DEFAULT_Y)
     for c in [*xs, *ys]:
         if c not in study.columns:
@@ -49,7 +51,7 @@ def report(path, x=None, y=None, out_dir=".") -> list[str]:
     stem = _slug(os.path.splitext(os.path.basename(str(path)))[0])
     written = []
     for xc in xs:
-        others = [p for p in study.params if p != xc]
+        others = [p for p in study.params if p != xc and len({r.get(p) for r in study.rows}) > 1]
         groups = {}
         for r in study.rows:
             groups.setdefault(tuple(r.get(p) for p in others), []).append(r)
