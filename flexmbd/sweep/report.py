@@ -58,7 +58,8 @@ def report(path, x=None, y=None, out_dir=".") -> list[str]:
         xv = [r.get(xc) for r in study.rows]
         logx = _numeric(xv) and min(xv) > 0 and max(xv) / min(xv) > 100
         for yc in ys:
-            fig, ax = plt.subplots(figsize=(7, 4.5))
+            many = len(groups) > 4
+            fig, ax = plt.subplots(figsize=(10.5 if many else 7, 4.5))
             for key, rows in groups.items():
                 rows = sorted(rows, key=lambda r: r.get(xc))
                 ok = [r for r in rows if r.get("status") == "completed" and isinstance(r.get(yc), (int, float))
@@ -76,7 +77,7 @@ def report(path, x=None, y=None, out_dir=".") -> list[str]:
             ax.set_title(f"{study.meta.get('model_name', '')}: {yc} vs {xc}"
                          + (f" ({n_failed} failed cases: x)" if n_failed else ""), fontsize=10)
             if len(groups) > 1 or others:
-                ax.legend(fontsize=8)
+                ax.legend(fontsize=8, **({"loc": "center left", "bbox_to_anchor": (1.01, 0.5)} if many else {}))
             ax.grid(True, alpha=0.3)
             fig.tight_layout()
             out = os.path.join(out_dir, f"{stem}_{_slug(yc)}_vs_{_slug(xc)}.png")
