@@ -103,3 +103,35 @@ def test_a_worker_killed_mid_study_leaves_every_case_exactly_once(tmp_path):
     assert set(by_worker) == {w.pid for w in workers}
     assert len(by_worker[workers[1].pid]) > 20 - killed_after - 1  # the survivor ran the rest
     assert not os.path.exists(journal)
+
+
+@pytest.mark.slow
+def test_ctrl_c_keeps_the_finished_cases_and_resume_runs_only_the_rest(tmp_path):
+    """A real interruption: SIGINT to the whole process group (a terminal's Ctrl-C) once
+    4 cases are written; exit status 130, the rows kept; --resume then runs only the
+    missing cases (each finished row is still the one written before the interruption)."""
+    env = dict(os.environ, FLEXMBD_NUMBA="0", PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    out = tmp_path / "study.parquet"
+    journal = str(out) + ".partial.jsonl"
+    params = ["parameters.L=lin:0.5:2:16", "solver.t_end=0.6"]
+    cmd = [sys.executable, "-m", "flexmbd", "sweep", str(PENDULUM), *sum((["--param", p] for p in params), []),
+           "-o", str(out), "--workers", "2"]
+    proc = subprocess.Popen(cmd, env=env, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    deadline = time.monotonic() + 120
+    while len(_journal_rows(journal)) < 4 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "--resume runs the rest" in err
+    before = {r["key"]: r for r in read_study(out).rows}
+    assert 4 <= len(before) < 16
+    done = subprocess.run(cmd + ["--resume"], env=env, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr
+    assert f"{len(before)} of 16 cases already done; running the other {16 - len(before)}" in done.stderr
+    after = read_study(out)
+    assert len(after) == 16 and len(set(after.column("key"))) == 16
+    for r in after.rows:
+        if r["key"] in before:
+            assert r == before[r["key"]]  # not run again
+    assert all(r["status"] == "completed" for r in after.rows)

@@ -9,9 +9,12 @@ that Dask gives up on (``KilledWorker``) is recorded as a failed case with that 
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import signal
 import sys
+import threading
 import time
 
 from .case import run_case
@@ -89,9 +92,24 @@ def _client(distributed, scheduler, workers, stream, quiet):
     n = int(workers) if workers else max(1, os.cpu_count() or 1)
     if n < 1:
         raise SweepSpecError("--workers must be ≥ 1")
-    cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                       silence_logs=logging.ERROR, dashboard_address=":0")
+    with _sigint_ignored():  # Ctrl-C stops the study (this process), not the workers mid-task
+        cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                           silence_logs=logging.ERROR, dashboard_address=":0")
     return distributed.Client(cluster), cluster
+
+
+@contextlib.contextmanager
+def _sigint_ignored():
+    """SIGINT ignored while the local workers start: they inherit that, so a Ctrl-C on the
+    terminal (sent to the whole process group) interrupts the study here, which then closes
+    the cluster in order, instead of each worker printing its own KeyboardInterrupt."""
+    main = threading.current_thread() is threading.main_thread()
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    try:
+        yield
+    finally:
+        if main:
+            signal.signal(signal.SIGINT, old)
 
 
 def _dashboard(client) -> str | None:
