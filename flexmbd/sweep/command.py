@@ -60,8 +60,25 @@ def add_parser(sub) -> None:
     p.set_defaults(handler=cmd_sweep, mode=None)
 
 
+class _Stop(Exception):
+    """A message for the user, one line, and the exit status."""
+
+    def __init__(self, message, status):
+        super().__init__(message)
+        self.status = status
+
+
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from ..cli import CLIError
+    """``flexmbd sweep``: exit status 0 (every case completed), 1 (a case failed, or Dask
+    is missing), 2 (usage, key path or model-file error), 130 (interrupted)."""
+    try:
+        return _sweep(args)
+    except _Stop as exc:
+        print(" ".join(str(exc).split()), file=sys.stderr)
+        return exc.status
+
+
+def _sweep(args: argparse.Namespace) -> int:
     from ..io.model_file import ModelFileError
     from . import runner
     from .spec import SweepSpecError
@@ -75,7 +92,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                 print(f"plot written to {path}")
             return 0
         if not args.model:
-            raise CLIError("flexmbd sweep: error: give a MODEL file (or --report STUDY)", 2)
+            raise _Stop("flexmbd sweep: error: give a MODEL file (or --report STUDY)", 2)
         mode = "samples" if args.samples is not None else (args.mode or "grid")
         try:
             study = runner.sweep(args.model, args.param, mode=mode, samples=args.samples, seed=args.seed,
@@ -84,11 +101,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                                  progress=not args.quiet)
         except KeyboardInterrupt:
             where = f"; the finished cases are in {args.output} (--resume runs the rest)" if args.output else ""
-            raise CLIError(f"flexmbd sweep: interrupted{where}", 130) from None
+            raise _Stop(f"flexmbd sweep: interrupted{where}", 130) from None
     except runner.DaskMissing as exc:
-        raise CLIError(str(exc), 1) from None
+        raise _Stop(str(exc), 1) from None
     except (SweepSpecError, StudyFileError, ModelFileError) as exc:
-        raise CLIError(f"flexmbd sweep: error: {exc}", 2) from None
+        raise _Stop(f"flexmbd sweep: error: {exc}", 2) from None
     failed = [r for r in study.rows if r.get("status") != "completed"]
     if not args.quiet:
         print(f"{len(study)} cases, {len(study) - len(failed)} completed, {len(failed)} failed"
