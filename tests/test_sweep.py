@@ -240,9 +240,9 @@ def test_without_dask_one_line_says_what_to_install(monkeypatch, capsys):
     assert err.strip() == 'flexmbd sweep needs Dask: pip install "flexmbd[sweep]"'
 
 
-def test_fm_sweep_is_callable():
-    import flexmbd as fm
-    import flexmbd.sweep
-
-    assert callable(fm.sweep) and fm.sweep.sweep is flexmbd.sweep.runner.sweep
+def test_fm_sweep_is_callable_after_import_flexmbd_alone():
+    code = ("import flexmbd as fm, flexmbd.sweep.runner as r; assert callable(fm.sweep); "
+            "assert fm.sweep.sweep is r.sweep; import flexmbd.sweep.table; assert callable(fm.sweep)")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=120)
     assert json.loads(case_key({"a": 1}))["a"] == 1

@@ -68,7 +68,7 @@ class Progress:
         if not self.enabled or (not force and now - self.last < self.every):
             return
         self.last = now
-        text = self.line(running)
+        text = self.line(running() if callable(running) else running)
         try:
             if self.tty:
                 self.stream.write("\r" + text.ljust(100))
@@ -210,7 +210,7 @@ def sweep(model, params, mode: str = "grid", samples: int | None = None, seed: i
                     prog.done += 1
                 else:
                     prog.failed += 1
-                prog.update(min(len(pending), _n_workers(client)))
+                prog.update(lambda: min(len(pending), _n_workers(client)))  # asked only when shown
             prog.update(0, force=True)
         complete = True
     finally:
