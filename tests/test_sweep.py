@@ -246,3 +246,20 @@ def test_fm_sweep_is_callable_after_import_flexmbd_alone():
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
     subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=120)
     assert json.loads(case_key({"a": 1}))["a"] == 1
+
+
+def test_element_type_and_count_of_a_static_beam_case():
+    """P3's kind of study: the beam formulation and the element count of a static model;
+    outputs keep the names of the file (rod.last, whichever node that is)."""
+    path = bundled_models()["p3-cantilever"]
+    data = _data(path)
+    values = {keypath.resolve(data, "beams.rod.formulation"): "r3r3", keypath.resolve(data, "beams.rod.elements"): 4}
+    r = run_case(read_file(path), str(path), values)["row"]
+    text = read_file(path).replace("    elements: 16", "    elements: 4\n    formulation: r3r3")
+    assert "formulation: r3r3" in text
+    from flexmbd.solvers.static import static_equilibrium
+
+    alone = load_model_text(text, "copy.yaml")
+    res = static_equilibrium(alone.model, settings=alone.static_settings(), system=alone.freeze())
+    assert r["status"] == "completed" and r["steps"] == 10 and r["t_final"] == 1.0
+    assert r["rod.last.position[2].final"] == float(res["rod.last.position"][-1][2])

@@ -45,6 +45,10 @@ def summarize(res, outputs) -> tuple[dict, dict]:
     t = np.asarray(getattr(res, "t", []), dtype=float)
     row["t_final"] = _finite(t[-1]) if len(t) else float("nan")
     row["steps"] = int(max(len(t) - 1, 0))
+    lf = getattr(res, "load_factor", None)
+    if lf is not None and len(lf):  # a static analysis: its load path instead of a time
+        row["t_final"] = _finite(np.asarray(lf)[-1])
+        row["steps"] = int(max(len(lf) - 1, 0))  # load steps after the unloaded start
     stats = getattr(res, "stats", {}) or {}
     it = np.asarray(stats.get("iterations", []), dtype=float)[1:]
     try:
@@ -79,6 +83,15 @@ def summarize(res, outputs) -> tuple[dict, dict]:
     return row, series
 
 
+def _output_names(loaded) -> list:
+    """The file's ``outputs`` as written (``rod.last.position``, not the node it stands for,
+    which changes with the element count), else as validated."""
+    raw = (loaded.data or {}).get("outputs")
+    if isinstance(raw, list) and all(isinstance(x, str) for x in raw) and len(raw) == len(loaded.spec.outputs):
+        return list(raw)
+    return list(loaded.spec.outputs)
+
+
 def run_case(text: str, file: str | None, values: dict, series: bool = False) -> dict:
     """Run one case; returns {"row": {...}, "series": {name: array} or None}.
 
@@ -100,7 +113,7 @@ def run_case(text: str, file: str | None, values: dict, series: bool = False) ->
                 loaded.initial_state()
         sink = io.StringIO()
         outcome = _run_with_writer(loaded, system, None, None, True, sink, sink, float("inf"), None)
-        outputs = list(loaded.spec.outputs)
+        outputs = _output_names(loaded)
         if outcome.result is not None:
             stats, hist = summarize(outcome.result, outputs)
             row.update(stats)
