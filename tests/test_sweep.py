@@ -263,3 +263,28 @@ def test_element_type_and_count_of_a_static_beam_case():
     res = static_equilibrium(alone.model, settings=alone.static_settings(), system=alone.freeze())
     assert r["status"] == "completed" and r["steps"] == 10 and r["t_final"] == 1.0
     assert r["rod.last.position[2].final"] == float(res["rod.last.position"][-1][2])
+
+
+def test_p1_study_model_files_are_those_the_generator_writes():
+    from benchmarks import sweep_models
+
+    for name, text in (("slider-crank-p1.yaml", sweep_models.slider_crank_text()),
+                       ("tensegrity-p1.yaml", sweep_models.tensegrity_text())):
+        assert (sweep_models.HERE / name).read_text(encoding="utf-8") == text, \
+            f"benchmarks/sweeps/{name} is stale: python -m benchmarks.sweep_models"
+
+
+def test_a_swept_parameter_rebuilds_the_tower_as_the_python_builder_does():
+    """parameters.k = 2e3 in tensegrity-p1.yaml: every cable's k and rest length l - t/k
+    equal (to the last bit) those of build_tower(k=2e3)."""
+    from benchmarks.sweep_models import HERE
+    from flexmbd.examples.tensegrity import build_tower
+
+    path = HERE / "tensegrity-p1.yaml"
+    loaded = load_model_text(read_file(path), str(path), values={("parameters", "k"): 2e3})
+    tower = build_tower(k=2e3)
+    rest = dict(zip(tower.cable_names, tower.rest_length))
+    cables = [f for f in loaded.resolved["forces"] if f["name"] in rest]
+    assert len(cables) == len(rest) == 24
+    for f in cables:
+        assert f["k"] == 2e3 and f["rest_length"] == rest[f["name"]]
