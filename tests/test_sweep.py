@@ -177,11 +177,24 @@ def numpy_workers(monkeypatch):
 
 @dask_needed
 def test_sweep_on_a_local_cluster_then_resume_runs_only_the_missing_cases(tmp_path, numpy_workers):
+    import logging
+
+    import distributed
+
     from flexmbd.sweep import sweep
 
+    cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None,
+                                       silence_logs=logging.ERROR)
+    try:
+        _local_cluster_then_resume(tmp_path, sweep, cluster.scheduler_address)
+    finally:
+        cluster.close()
+
+
+def _local_cluster_then_resume(tmp_path, sweep, address):
     out = str(tmp_path / "study.parquet")
     params = {"parameters.L": [0.5, 1.0, 2.0], "solver.t_end": [0.05]}
-    first = sweep(PENDULUM, params, output=out, workers=1, progress=False)
+    first = sweep(PENDULUM, params, output=out, scheduler=address, progress=False)
     assert len(first) == 3 and set(first.column("status")) == {"completed"}
     # the same cases one by one, in one process on the workers' (NumPy) path: identical numbers
     script = ("import json, sys; from flexmbd.sweep.case import run_case; from flexmbd.io.model_file import "
@@ -199,7 +212,7 @@ def test_sweep_on_a_local_cluster_then_resume_runs_only_the_missing_cases(tmp_pa
     w.add(dict(first.rows[0], message="written before the interruption"))
     w.journal.close()
     params["parameters.L"].append(3.0)
-    again = sweep(PENDULUM, params, output=out, workers=1, progress=False, resume=True)
+    again = sweep(PENDULUM, params, output=out, scheduler=address, progress=False, resume=True)
     assert len(again) == 4 and len({r["key"] for r in again.rows}) == 4
     kept = again.select(**{"parameters.L": 0.5})
     assert kept[0]["message"] == "written before the interruption"  # not run again

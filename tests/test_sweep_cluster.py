@@ -63,6 +63,10 @@ def test_a_worker_killed_mid_study_leaves_every_case_exactly_once(tmp_path):
                                      "--no-nanny", "--no-dashboard", "--name", f"w{i}"], env=env,
                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for i in range(2)]
         procs += workers
+        from distributed import Client
+
+        with Client(address, timeout="60s") as c:  # both workers up before the study starts
+            c.wait_for_workers(2, timeout=60)
         out = tmp_path / "study.parquet"
         journal = str(out) + ".partial.jsonl"
         cmd = [sys.executable, "-m", "flexmbd", "sweep", str(PENDULUM), *sum((["--param", p] for p in PARAMS), []),
