@@ -143,6 +143,9 @@ def _read_h5(path):
             rows = [json.loads(s) for s in f["rows"].asstr()[()]] if "rows" in f else []
             meta = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in f.attrs.items()}
     except OSError as exc:
+        if "lock" in str(exc):
+            raise StudyFileError(f"{path} is being written by a running study (HDF5 locks it until the study "
+                                 "ends; a .parquet table can be read while it runs)") from None
         raise StudyFileError(f"{path}: cannot be read as HDF5 ({exc})") from None
     return rows, meta
 
