@@ -12,6 +12,18 @@ from . import system, solvers, io  # noqa: F401,E402  (they provide the Model's 
 from .solvers import dynamics, kinematics, static  # noqa: F401,E402
 from .io import results_h5  # noqa: F401,E402
 
+
+
+def __getattr__(name):
+    """``fm.sweep(...)``: parameter studies on Dask (flexmbd/sweep/, docs/sweep.md), imported
+    on first use; the package ``flexmbd.sweep`` is callable as :func:`flexmbd.sweep.sweep`."""
+    if name == "sweep":
+        import importlib
+
+        return importlib.import_module(".sweep", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = ["Model", "ModelError", "GROUND", "Newmark", "HHT", "GeneralizedAlpha", "Constant", "ConstantSpeed",
            "Polynomial", "Ramp", "UserFunction", "quaternion_from_axis_angle", "RedundantConstraintWarning",
            "__version__"]

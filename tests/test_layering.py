@@ -34,6 +34,8 @@ LAYERS = [
     ["flexmbd.tmm", "flexmbd.tmm.*"],
     ["flexmbd.solvers", "flexmbd.solvers.*"],
     ["flexmbd.io", "flexmbd.io.*"],
+    # parameter studies on Dask: run model files (io) case by case
+    ["flexmbd.sweep", "flexmbd.sweep.*"],
     ["flexmbd.examples", "flexmbd.examples.*", "flexmbd.verify", "flexmbd.verify.*", "flexmbd.cli",
      "flexmbd.__main__", "flexmbd"],
 ]

@@ -553,13 +553,33 @@ def _missing_section(errors, path, data, lines):
     return (section,), f"missing section{need}", len(errors) - max(1, len(keys))
 
 
-def load_model_text(text: str, file: str | None = None, fmt: str | None = None, **overrides) -> LoadedModel:
-    """Parse, validate, check and build a model from its text (see :func:`load_model_file`)."""
+def apply_values(data, values: dict) -> dict:
+    """Values set by key path (``{("forces", 0, "k"): 1e3}``, list items by index) into the
+    raw data, before its parameters are resolved, so expressions that depend on a changed
+    ``parameters`` entry are evaluated anew; returns {key path: "--param PATH"} for errors.
+    The paths must lead through existing mappings and list items (flexmbd.sweep.keypath
+    checks them and turns item names into indices)."""
+    out = {}
+    for path, value in values.items():
+        node = data
+        for key in path[:-1]:
+            node = node[key]
+        node[path[-1]] = value
+        out[tuple(path)] = f"--param {format_path(path)}"
+    return out
+
+
+def load_model_text(text: str, file: str | None = None, fmt: str | None = None, values: dict | None = None,
+                    **overrides) -> LoadedModel:
+    """Parse, validate, check and build a model from its text (see :func:`load_model_file`).
+    ``values``: {key path: value} set in the data first (:func:`apply_values`)."""
     data, lines = parse_text(text, file, fmt)
     if not isinstance(data, dict):
         raise ModelFileError(f"a model file is a mapping of keys (name, bodies, joints, ...), got {_describe(data)}",
                              (), 1 if lines else None, file)
     origins = apply_overrides(data, **overrides)
+    if values:
+        origins.update(apply_values(data, values))
     try:
         resolved, params = _resolve_parameters(data, S.ModelFile)
     except ParameterError as exc:
