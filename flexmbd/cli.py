@@ -28,6 +28,7 @@ examples:
   flexmbd plot out.h5 slider.position    PNG plot of a named output
   flexmbd export out.h5 --vtk vtk        ParaView time series (vtk/out.pvd)
   flexmbd animate out.h5 -o run.gif      animated GIF of the run
+  flexmbd view out.h5                    interactive 3D page of the run (HTML)
   flexmbd --version
 """
 
@@ -126,6 +127,8 @@ def build_parser() -> argparse.ArgumentParser:
     p_ver.set_defaults(handler=cmd_verify)
     _add_model_commands(sub)
     _add_result_commands(sub)
+    from flexmbd.viewer.command import add_view_command
+    add_view_command(sub)
     return parser
 
 
