@@ -262,6 +262,9 @@ def _beam_radius(spec, length_scale):
     w, h = getattr(sec, "width2", None), getattr(sec, "height3", None)
     if w and h:
         return 0.5 * float(np.sqrt(w * h))
+    EA, EI2, EI3 = (getattr(sec, k, None) for k in ("EA", "EI2", "EI3"))
+    if EA and EI2 and EI3:            # the radius of gyration: exact for a circle (I = A r²/4)
+        return 2.0 * float(np.sqrt(np.sqrt(EI2 * EI3) / EA))
     return 0.01 * length_scale
 
 

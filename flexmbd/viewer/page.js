@@ -28,7 +28,10 @@ const scale = VIS.scale || 1;
 
 // ------------------------------------------------------------------ scene
 const view = document.getElementById('view');
-const renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
+// many bodies: fewer triangles per instance and no multisampling (software WebGL stays usable)
+const NPRIM = VIS.bodies.reduce((n, p) => n + p.length, 0) + VIS.beams.reduce((n, b) => n + 2 * b.nodes.length, 0);
+const LOW = NPRIM > 400;
+const renderer = new THREE.WebGLRenderer({ antialias: !LOW, preserveDrawingBuffer: true });
 renderer.setPixelRatio(window.devicePixelRatio || 1);
 view.appendChild(renderer.domElement);
 const scene = new THREE.Scene();
@@ -41,11 +44,12 @@ scene.add(new THREE.HemisphereLight(0xffffff, 0x667788, 1.6));
 const sun = new THREE.DirectionalLight(0xffffff, 1.8);
 scene.add(sun);
 
-const mat = () => new THREE.MeshStandardMaterial({ color: 0xffffff, roughness: 0.55, metalness: 0.1 });
+const mat = () => LOW ? new THREE.MeshLambertMaterial({ color: 0xffffff })
+                      : new THREE.MeshStandardMaterial({ color: 0xffffff, roughness: 0.55, metalness: 0.1 });
 const geoms = {
   box: new THREE.BoxGeometry(1, 1, 1),
-  cylinder: new THREE.CylinderGeometry(1, 1, 1, 24).rotateX(Math.PI / 2),   // axis z
-  sphere: new THREE.SphereGeometry(1, 20, 14),
+  cylinder: new THREE.CylinderGeometry(1, 1, 1, LOW ? 8 : 24).rotateX(Math.PI / 2),   // axis z
+  sphere: new THREE.SphereGeometry(1, LOW ? 8 : 20, LOW ? 6 : 14),
 };
 
 // every drawn instance: [kind, body (-1 fixed), local matrix, colour]
@@ -64,7 +68,7 @@ VIS.bodies.forEach((prims, b) => {
     else if (pr.type === 'sphere') inst.sphere.push([b, localMatrix(pr.R, pr.p, pr.radius, pr.radius, pr.radius), c]);
     else if (pr.type === 'capsule') {
       inst.cylinder.push([b, localMatrix(pr.R, pr.p, pr.radius, pr.radius, pr.length), c]);
-      for (const s of [-0.5, 0.5]) {
+      if (!LOW) for (const s of [-0.5, 0.5]) {
         const q = [0, 1, 2].map(i => pr.p[i] + s * pr.length * pr.R[i][2]);
         inst.sphere.push([b, localMatrix(pr.R, q, pr.radius, pr.radius, pr.radius), c]);
       }
@@ -203,8 +207,10 @@ function segment(mesh, j, a, b, r) {
   mesh.setMatrixAt(j, _m.compose(_p, _q, new THREE.Vector3(r, r, L)));
 }
 
+let dirty = true;
 function draw(f) {
   frame = f;
+  dirty = true;
   for (let b = 0; b < NB; b++) {
     const o = (f * NB + b) * 7;
     _p.set(POSE[o], POSE[o + 1], POSE[o + 2]);
@@ -295,7 +301,7 @@ D.body_names.forEach((nm, b) => {
   const lab = document.createElement('label');
   const cb = document.createElement('input');
   cb.type = 'checkbox'; cb.checked = true; cb.dataset.body = b;
-  cb.onchange = () => { hidden[b] = cb.checked ? 0 : 1; draw(frame); };
+  cb.onchange = () => { hidden[b] = cb.checked ? 0 : 1; draw(frame); renderer.render(scene, camera); };
   lab.appendChild(cb); lab.appendChild(document.createTextNode(' ' + nm));
   list.appendChild(lab);
 });
@@ -345,6 +351,7 @@ function resize() {
   renderer.setSize(w, h, false);
   renderer.domElement.style.width = w + 'px'; renderer.domElement.style.height = h + 'px';
   camera.aspect = w / Math.max(h, 1); camera.updateProjectionMatrix();
+  dirty = true;
   drawPlot();
 }
 window.addEventListener('resize', resize);
@@ -367,9 +374,9 @@ function loop(now) {
     if (f !== frame) draw(f);
   }
   controls.update();
-  renderer.render(scene, camera);
-  fpsCount++;
+  if (dirty) { renderer.render(scene, camera); dirty = false; fpsCount++; }
 }
+controls.addEventListener('change', () => { dirty = true; });
 let fpsCount = 0;
 requestAnimationFrame(loop);
 
@@ -405,7 +412,8 @@ window.flexmbdViewer = {
   get time() { return T[frame]; },
   get cursorX() { return cursorX; },
   get frames() { const c = fpsCount; fpsCount = 0; return c; },
-  setFrame(f) { setPlaying(false); draw(Math.max(0, Math.min(NF - 1, f | 0))); renderer.render(scene, camera); },
+  setFrame(f) { setPlaying(false); draw(Math.max(0, Math.min(NF - 1, f | 0))); renderer.render(scene, camera); dirty = false; },
+  showFrame(f) { draw(Math.max(0, Math.min(NF - 1, f | 0))); },   // drawn at the next animation frame
   bodyPosition(b) { const e = bodyMatrix[b].elements; return [e[12], e[13], e[14]]; },
   bodyRotation(b) { const e = bodyMatrix[b].elements; return [[e[0], e[4], e[8]], [e[1], e[5], e[9]], [e[2], e[6], e[10]]]; },
   play() { simTime = T[frame]; setPlaying(true); },
