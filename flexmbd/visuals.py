@@ -46,7 +46,7 @@ COLOR_NAMES = {
 }
 #: colours given to bodies in turn when they have none
 PALETTE = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#ff9da6", "#9d755d", "#eeca3b"]
-BEAM_COLOR = "#3b6ea5"
+BEAM_COLOR = "#6b7f94"
 SPRING_COLOR = "#c0392b"
 ROD_COLOR = "#555555"
 JOINT_COLOR = "#222222"

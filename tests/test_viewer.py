@@ -62,14 +62,16 @@ def _run(tmp, name, model_path, t_end):
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
-    """Three stored runs: the slider-crank, a hanging beam with a tip mass, the tensegrity prism."""
+    """Stored runs: three bundled models (the slider-crank, the tensegrity prism, P3's flexible
+    crank-slider: two beams and a slider) and a hanging beam with visuals in its model file."""
     tmp = str(tmp_path_factory.mktemp("viewer"))
     beam = os.path.join(tmp, "hanging-beam.yaml")
     with open(beam, "w") as fh:
         fh.write(BEAM_MODEL)
     out = {"slider-crank": _run(tmp, "slider-crank", os.path.join(MODELS, "slider-crank-sda.yaml"), 0.3),
            "beam": _run(tmp, "beam", beam, 0.3),
-           "tensegrity": _run(tmp, "tensegrity", os.path.join(MODELS, "tensegrity-prism.yaml"), 0.3)}
+           "tensegrity": _run(tmp, "tensegrity", os.path.join(MODELS, "tensegrity-prism.yaml"), 0.3),
+           "p3-crank-slider": _run(tmp, "p3-crank-slider", os.path.join(MODELS, "p3-crank-slider.yaml"), 0.02)}
     return tmp, out
 
 
@@ -220,7 +222,8 @@ def _canvas(page):
     return np.asarray(Image.open(BytesIO(page.locator("#view canvas").screenshot())).convert("RGB"), dtype=float)
 
 
-@pytest.mark.parametrize("name, frame", [("slider-crank", 25), ("beam", 20), ("tensegrity", 30)])
+@pytest.mark.parametrize("name, frame", [("slider-crank", 25), ("beam", 20), ("tensegrity", 30),
+                                         ("p3-crank-slider", 200)])
 def test_page_in_a_browser(runs, browser, name, frame):
     tmp, h5 = runs
     res = load_result(h5[name])

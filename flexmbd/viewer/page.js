@@ -328,7 +328,8 @@ function drawPlot() {
   const X = t => ml + (W - ml - mr) * (t - T[0]) / ((T[NF - 1] - T[0]) || 1);
   const Y = v => H - mb - (H - mt - mb) * (v - lo) / (hi - lo);
   ctx.font = '11px sans-serif'; ctx.fillStyle = '#333';
-  ctx.fillText(hi.toPrecision(4), 2, mt + 8); ctx.fillText(lo.toPrecision(4), 2, H - mb);
+  const fmt = v => (Math.abs(v) < 1e-9 * (hi - lo) ? '0' : String(Number(v.toPrecision(4))));
+  ctx.fillText(fmt(hi), 2, mt + 8); ctx.fillText(fmt(lo), 2, H - mb);
   ctx.fillText(`${T[0].toFixed(2)} s`, ml, H - 4); ctx.fillText(`${T[NF - 1].toFixed(2)} s`, W - mr - 40, H - 4);
   ctx.strokeStyle = '#bbb'; ctx.strokeRect(ml, mt, W - ml - mr, H - mt - mb);
   for (let c = 0; c < s.k; c++) {

@@ -136,11 +136,17 @@ def page_data(result, plot=None, max_frames: int = MAX_FRAMES, max_bytes: int = 
     data["series"] = series
     every = int(rows[1] - rows[0]) if len(rows) > 1 else 1
     status = getattr(result, "status", "completed")
-    data["info"] = (f"{len(rows)} frames of {n} saved steps" + (f" (every {every}th step and the last, to keep the "
+    data["info"] = (f"{len(rows)} frames of {n} saved steps" + (f" (every {_ordinal(every)} step and the last, to keep the "
                     f"page under {max_frames} frames and {max_bytes / 1e6:.0f} MB)" if every > 1 else " (all)")
                     + ("" if status == "completed" else f"; run {status}"))
     data["rows"] = [int(r) for r in rows]
     return data
+
+
+def _ordinal(k: int) -> str:
+    """2 → '2nd', 11 → '11th', 23 → '23rd'."""
+    suffix = "th" if 10 <= k % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th")
+    return f"{k}{suffix}"
 
 
 TEMPLATE = """<!DOCTYPE html>
