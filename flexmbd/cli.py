@@ -687,8 +687,8 @@ def _add_result_commands(sub) -> None:
     p.set_defaults(handler=cmd_plot)
 
     p = sub.add_parser("export", help="export a results file to ParaView (VTK) or CSV",
-                       description="Write a ParaView time series (.pvd + one .vtu per frame: bodies as "
-                                   "inertia-equivalent boxes, springs as lines, joints as points) and/or a CSV "
+                       description="Write a ParaView time series (.pvd + one .vtu per frame: bodies as their visual "
+                                   "shapes and inertia-equivalent boxes, springs as lines, joints as points) and/or a CSV "
                                    "table of named outputs.", epilog=EXPORT_EPILOG, formatter_class=fmt)
     p.add_argument("file", metavar="FILE", help="results file (.h5)")
     p.add_argument("--vtk", metavar="DIR", help="write FILESTEM.pvd and FILESTEM_NNNNN.vtu into DIR")
@@ -698,7 +698,7 @@ def _add_result_commands(sub) -> None:
     p.set_defaults(handler=cmd_export)
 
     p = sub.add_parser("animate", help="render a results file as an animated GIF",
-                       description="Draw the bodies (edges of their inertia-equivalent boxes), springs and "
+                       description="Draw the bodies (their visual shapes, docs/viewer.md), beams, springs and "
                                    "joints of every frame with matplotlib and write an animated GIF.",
                        epilog=ANIMATE_EPILOG, formatter_class=fmt)
     p.add_argument("file", metavar="FILE", help="results file (.h5)")

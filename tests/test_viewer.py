@@ -275,3 +275,83 @@ def test_play_and_hide_in_a_browser(runs, browser):
         assert errors == []
     finally:
         page.close()
+
+
+def test_serve_follows_a_growing_file(runs, tmp_path):
+    """--serve: the page comes from 127.0.0.1 and /data hands out the frames a resumed run adds."""
+    import threading
+    import urllib.request
+
+    from flexmbd.viewer.serve import serve
+
+    _, h5 = runs
+    path = str(tmp_path / "live.h5")
+    shutil.copy(h5["slider-crank"], path)
+    n0 = len(load_result(path).t)
+    got = {}
+    ready = threading.Event()
+
+    def on_ready(url, httpd):
+        got.update(url=url, httpd=httpd)
+        ready.set()
+
+    th = threading.Thread(target=serve, args=(path,), kwargs=dict(open_browser=False, ready=on_ready), daemon=True)
+    th.start()
+    assert ready.wait(60)
+    try:
+        page = urllib.request.urlopen(got["url"], timeout=30).read().decode()
+        assert '"live":true' in page and "flexmbd-data" in page
+        assert json.loads(urllib.request.urlopen(got["url"] + f"data?since={n0}", timeout=30).read()) == {"nf": n0}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert main(["run", os.path.join(MODELS, "slider-crank-sda.yaml"), "--resume", path, "--t-end", "0.4",
+                         "--quiet"]) == 0
+        n1 = len(load_result(path).t)
+        assert n1 > n0
+        new = json.loads(urllib.request.urlopen(got["url"] + f"data?since={n0}", timeout=30).read())
+        assert new["nf"] == n1
+        import base64
+
+        t = np.frombuffer(base64.b64decode(new["t"]), dtype=np.float64)
+        np.testing.assert_allclose(t, load_result(path).t[n0:])
+    finally:
+        got["httpd"].shutdown()
+        th.join(10)
+
+
+def test_served_page_follows_the_run_in_a_browser(runs, browser, tmp_path):
+    """The served page asks for new frames every second and shows them."""
+    import threading
+
+    from flexmbd.viewer.serve import serve
+
+    _, h5 = runs
+    path = str(tmp_path / "live.h5")
+    shutil.copy(h5["slider-crank"], path)
+    n0 = len(load_result(path).t)
+    got, ready = {}, threading.Event()
+    th = threading.Thread(target=serve, args=(path,), daemon=True,
+                          kwargs=dict(open_browser=False, ready=lambda u, h: (got.update(url=u, httpd=h), ready.set())))
+    th.start()
+    assert ready.wait(60)
+    page = browser.new_page()
+    errors = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto(got["url"])
+        page.wait_for_function("window.flexmbdViewer && window.flexmbdViewer.ready", timeout=60000)
+        page.evaluate(f"flexmbdViewer.setFrame({n0 - 1})")        # at the end: the page follows the run
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert main(["run", os.path.join(MODELS, "slider-crank-sda.yaml"), "--resume", path, "--t-end", "0.4",
+                         "--quiet"]) == 0
+        n1 = len(load_result(path).t)
+        page.wait_for_function(f"flexmbdViewer.nFrames === {n1}", timeout=30000)
+        page.wait_for_function(f"flexmbdViewer.frame === {n1 - 1}", timeout=10000)
+        assert page.inner_text("#tlabel") == f"t = {load_result(path).t[-1]:.4f} s"
+        assert errors == []
+    finally:
+        page.close()
+        got["httpd"].shutdown()
+        th.join(10)

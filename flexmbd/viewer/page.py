@@ -153,6 +153,7 @@ TEMPLATE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <title>{title} — flexmbd viewer</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
 <style>
 html, body {{ margin: 0; height: 100%; font: 13px system-ui, sans-serif; color: #222; }}
 #wrap {{ display: grid; grid-template-columns: 1fr 210px; grid-template-rows: 1fr auto 170px; height: 100%; }}
