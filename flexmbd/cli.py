@@ -128,7 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_model_commands(sub)
     _add_result_commands(sub)
     from flexmbd.viewer.command import add_view_command
-    add_view_command(sub)
+    add_view_command(sub, dict(prog=PROG, error=CLIError, load=_load_results, aliases=_beam_aliases, check=_check_names))
     return parser
 
 

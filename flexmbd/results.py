@@ -278,9 +278,7 @@ class Result:
         """The interactive 3D page of this run (:mod:`flexmbd.viewer`, docs/viewer.md): shown
         inline in Jupyter, written to ``path`` (one self-contained HTML file) when given.
         ``plot``: output names for the page's plot (default: positions of moving bodies)."""
-        from .viewer.page import view
-
-        return view(self, path=path, plot=plot, max_frames=max_frames, height=height)
+        return service("view_result")(self, path=path, plot=plot, max_frames=max_frames, height=height)
 
     # ---------------------------------------------------------- files
     @classmethod

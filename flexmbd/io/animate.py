@@ -12,7 +12,7 @@ import re
 
 import numpy as np
 
-from .vtk import frame_rows, scene
+from .vtk import frame_rows, scene, visuals_of
 
 VIEWS = {
     "xy": np.array([[1.0, 0, 0], [0, 1.0, 0]]),
@@ -84,7 +84,6 @@ class _Drawing:
     dots, grounded guides as thick grey lines."""
 
     def __init__(self, result, rows, P):
-        from ..viewer.page import visuals_of
         from ..visuals import unit_mesh
 
         self.vis = vis = visuals_of(result)

@@ -15,6 +15,7 @@ Coordinates are in metres in the global frame.
 """
 from __future__ import annotations
 
+import json
 import os
 from xml.sax.saxutils import quoteattr
 
@@ -65,6 +66,20 @@ def scene(result, rows):
     for i in range(len(mb)):
         markers[:, i] = place(int(mb[i]), mp[i])
     return {"boxes": boxes, "lines": lines, "markers": markers}
+
+
+def visuals_of(result) -> dict:
+    """The resolved visuals of a stored run (``/geometry/visuals``), or of its model when the
+    file predates them."""
+    g = getattr(result, "geometry", None) or {}
+    vis = g.get("visuals")
+    if vis:
+        return json.loads(vis[0] if isinstance(vis, (list, tuple, np.ndarray)) else vis)
+    if getattr(result, "system", None) is not None:
+        from .results_h5 import system_geometry
+
+        return json.loads(system_geometry(result.system)["visuals"][0])
+    raise ValueError(f"{getattr(result, 'path', 'the result')}: no visuals stored and no model to rebuild them")
 
 
 def write_vtk(result, out_dir, every=1, name=None):
@@ -135,7 +150,6 @@ def write_vtk(result, out_dir, every=1, name=None):
 
 def _visual_meshes(result):
     """[(body, V (k, 3) body frame, F (t, 3))] of every body's visual primitives."""
-    from ..viewer.page import visuals_of
     from ..visuals import unit_mesh
 
     try:

@@ -13,8 +13,9 @@ examples:
 """
 
 
-def add_view_command(sub) -> None:
-    """Register ``flexmbd view``."""
+def add_view_command(sub, tools: dict) -> None:
+    """Register ``flexmbd view``; ``tools``: the command line's shared helpers (prog, error,
+    load, aliases, check), passed in so that this module does not import the CLI."""
     p = sub.add_parser("view", help="interactive 3D page of a results file (HTML, works offline)",
                        description="Write one self-contained HTML page that shows the run in 3D: orbit, pan, "
                                    "zoom, play/pause, time slider, speed, show/hide bodies, a plot of outputs "
@@ -28,15 +29,16 @@ def add_view_command(sub) -> None:
     p.add_argument("--serve", action="store_true", help="serve the page on 127.0.0.1, open it, follow the file")
     p.add_argument("--port", type=int, default=0, help="port for --serve (default: a free one)")
     p.add_argument("--no-browser", action="store_true", help="with --serve: do not open a browser")
-    p.set_defaults(handler=cmd_view)
+    p.set_defaults(handler=cmd_view, tools=tools)
 
 
 def cmd_view(args: argparse.Namespace) -> int:
     """Write (or serve) the viewer page."""
-    from ..cli import PROG, CLIError, _beam_aliases, _check_names, _load_results
     from .page import MAX_FRAMES, write_html
 
-    res = _load_results("view", args.file, geometry=True)
+    t = args.tools
+    PROG, CLIError, _beam_aliases, _check_names = t["prog"], t["error"], t["aliases"], t["check"]
+    res = t["load"]("view", args.file, geometry=True)
     max_frames = args.max_frames or MAX_FRAMES
     if max_frames < 2:
         raise CLIError(f"{PROG} view: error: --max-frames {max_frames}: give at least 2", 2)

@@ -21,7 +21,8 @@ from importlib import resources
 
 import numpy as np
 
-from ..io.vtk import frame_rows, scene
+from ..io.vtk import frame_rows, scene, visuals_of
+from ..services import provide
 
 MAX_FRAMES = 2000
 MAX_BYTES = 48_000_000
@@ -71,20 +72,6 @@ def quaternions(A: np.ndarray) -> np.ndarray:
             out[:, 3] = (m[:, c, b] - m[:, b, c]) * f
             q[s] = out
     return q.reshape(*shp, 4)
-
-
-def visuals_of(result) -> dict:
-    """The resolved visuals of a stored run (``/geometry/visuals``), or of its model when the
-    file predates them."""
-    g = getattr(result, "geometry", None) or {}
-    vis = g.get("visuals")
-    if vis:
-        return json.loads(vis[0] if isinstance(vis, (list, tuple, np.ndarray)) else vis)
-    if getattr(result, "system", None) is not None:
-        from ..io.results_h5 import system_geometry
-
-        return json.loads(system_geometry(result.system)["visuals"][0])
-    raise ValueError(f"{getattr(result, 'path', 'the result')}: no visuals stored and no model to rebuild them")
 
 
 def choose_rows(n_rows: int, n_bodies: int, n_lines: int, n_markers: int, max_frames: int = MAX_FRAMES,
@@ -231,6 +218,9 @@ def view(result, path=None, plot=None, max_frames: int = MAX_FRAMES, height: int
         with open(os.fspath(path), "w", encoding="utf-8") as fh:
             fh.write(text)
     return InlineView(text, None if path is None else os.fspath(path), height)
+
+
+provide("view_result", view)
 
 
 def stored(result):
