@@ -9,13 +9,15 @@ docs/elements/shapes.md).  Visuals change no dynamics.
 Defaults, when a body gives none (docs/viewer.md):
 
 * a body built from mass shapes is drawn as those shapes;
-* a body with two or more distinct points — its joint points, the ends of its springs
-  and distance constraints, and its centre of mass — is drawn as bars (capsules)
-  between them: the farthest pair first, then each further point joined to its nearest
-  drawn point (so a crank is a bar between its pins, a tensegrity strut a bar between
-  its cable ends);
-* a body with a single point (a slider whose joints all sit at its centre of mass) is a
-  block of side 8 % of the model's size;
+* a body with distinct points — its joint points, the ends of its springs and distance
+  constraints, and its centre of mass — spread over at least 5 % of the typical bar
+  length (the median spread of the bodies' points) is drawn as bars (capsules of radius
+  min(2 % of the model's size, 6 % of the body's spread)) between them: the farthest pair
+  first, then each further point joined to the nearest point of a drawn bar (so a crank
+  is a bar between its pins, a tensegrity strut a bar between its cable ends);
+* a body whose points (nearly) coincide (a slider whose joints all sit at its centre of
+  mass) is a block of 1.6 s × s × s, s = min(8 % of the model's size, ¼ of the typical
+  bar length);
 * a body with no joint at all is its inertia-equivalent box;
 * beams are swept sections (their section's size) along the deformed centre line,
   springs coils, joints small glyphs, and ground a grid below the model.
@@ -327,6 +329,7 @@ def resolve(system, geometry: dict) -> dict:
                           "radius": _beam_radius(e.spec, scale),
                           "color": (vis.color if vis is not None and vis.color else BEAM_COLOR)})
     bodies = [[] for _ in range(nb)]
+    pending = []                                # bodies drawn from their points: (index, colour, points, span)
     k = 0
     for e in model.elements:
         if len(e.nodes) != 1 or e.type.section != "bodies":
@@ -347,20 +350,22 @@ def resolve(system, geometry: dict) -> dict:
             continue
         if b.kind.deformable:                     # modal beams: drawn by their axis lines
             continue
-        tol = 0.01 * scale
-        ps = _distinct(local[i], tol)
-        if len(ps) >= 2:
-            bodies[i] = _bars(ps, max(0.02 * scale, 1e-4), color)
+        ps = _distinct(local[i], 1e-9 * scale)
+        span = max(np.linalg.norm(p - q) for p in ps for q in ps)
+        pending.append((i, color, ps, span))
+    # bars need the typical bar length (what counts as "one point", how big a block is)
+    spans = [sp for _, _, _, sp in pending if sp > 1e-9 * scale]
+    typical = float(np.median(spans)) if spans else scale
+    for i, color, ps, span in pending:
+        if span >= 0.05 * typical:
+            radius = max(min(0.02 * scale, 0.06 * span), 1e-9)      # a long chain of short links: thin bars
+            bodies[i] = primitives(_bars(_distinct(ps, 0.02 * span), radius, color), color)
         elif attached[i]:
-            s = 0.08 * scale
-            bodies[i] = [Box(1.6 * s, s, s, offset=tuple(ps[0]), color=color)]
-            bodies[i] = primitives(bodies[i], color)
-            continue
+            s = min(0.08 * scale, 0.25 * typical)
+            bodies[i] = primitives([Box(1.6 * s, s, s, offset=tuple(np.mean(ps, axis=0)), color=color)], color)
         else:
             half, axes = geometry["box_half_extents"][i], geometry["box_axes"][i]
             bodies[i] = [_prim("box", axes, np.zeros(3), color, size=(2 * half).tolist())]
-            continue
-        bodies[i] = primitives(bodies[i], color)
     for b in model.bodies:          # nodes of no element and not of a beam: small cubes
         i = idx[id(b)]
         if not bodies[i] and id(b) not in owned and not b.kind.deformable and not any(
@@ -370,7 +375,7 @@ def resolve(system, geometry: dict) -> dict:
     lines = []
     for kind, section in zip(geometry["line_kinds"], geometry["line_sections"]):
         style = {"forces": "coil", "beams": "beam", "bodies": "tube"}.get(section, "rod")
-        lines.append({"style": style, "radius": (0.015 if style == "coil" else 0.006) * scale})
+        lines.append({"style": style, "radius": min(0.015 * scale, 0.06 * typical) * (1 if style == "coil" else 0.4)})
     markers = []
     for kind, ax, grounded in zip(geometry["marker_kinds"], geometry["marker_axes"], geometry["marker_grounded"]):
         glyph = _GLYPHS.get(kind, "ball")
@@ -381,7 +386,7 @@ def resolve(system, geometry: dict) -> dict:
     normal = -g / np.linalg.norm(g) if np.linalg.norm(g) > 0 else np.array([0, 0, 1.0])
     level = float(np.min(P @ normal)) - 0.1 * scale
     return {"bodies": bodies, "beams": beams, "lines": lines, "markers": markers, "scale": scale,
-            "ground": {"normal": normal.tolist(), "level": level}, "joint_radius": 0.025 * scale}
+            "ground": {"normal": normal.tolist(), "level": level}, "joint_radius": min(0.025 * scale, 0.075 * typical)}
 
 
 #: joint glyphs by element type (how a joint looks is presentation only)

@@ -355,3 +355,29 @@ def test_served_page_follows_the_run_in_a_browser(runs, browser, tmp_path):
         page.close()
         got["httpd"].shutdown()
         th.join(10)
+
+
+def test_files_without_stored_visuals_are_drawn_from_their_model(runs, tmp_path):
+    import h5py
+
+    _, h5 = runs
+    old = str(tmp_path / "old.h5")
+    shutil.copy(h5["slider-crank"], old)
+    with h5py.File(old, "a") as f:
+        del f["geometry/visuals"]
+    res = load_result(old)
+    assert "visuals" not in res.geometry
+    d = page_data(res)
+    assert d["visuals"]["bodies"] == _vis(h5["slider-crank"])["bodies"]
+
+
+def test_result_view_in_python_and_jupyter(tmp_path):
+    """An in-memory Result: .view() writes the page and shows it inline (an iframe)."""
+    m = Model(gravity=(0, 0, -9.81))
+    b = m.rigid_body("bob", mass=1, inertia=(1e-3, 1e-3, 1e-3), position=(0.5, 0, 0), visual=Sphere(0.05))
+    m.revolute(GROUND, b, at=(0, 0, 0), axis=(0, 1, 0))
+    res = m.simulate(t_end=0.05, h=0.01)
+    v = res.view(tmp_path / "bob.html", plot=["bob.position"])
+    html = v._repr_html_()
+    assert html.startswith("<iframe srcdoc=") and "flexmbd-data" in html
+    assert (tmp_path / "bob.html").read_text() in __import__("html").unescape(html)

@@ -48,8 +48,8 @@ const mat = () => LOW ? new THREE.MeshLambertMaterial({ color: 0xffffff })
                       : new THREE.MeshStandardMaterial({ color: 0xffffff, roughness: 0.55, metalness: 0.1 });
 const geoms = {
   box: new THREE.BoxGeometry(1, 1, 1),
-  cylinder: new THREE.CylinderGeometry(1, 1, 1, LOW ? 8 : 24).rotateX(Math.PI / 2),   // axis z
-  sphere: new THREE.SphereGeometry(1, LOW ? 8 : 20, LOW ? 6 : 14),
+  cylinder: new THREE.CylinderGeometry(1, 1, 1, LOW ? 6 : 24, 1, LOW).rotateX(Math.PI / 2),   // axis z
+  sphere: new THREE.SphereGeometry(1, LOW ? 6 : 20, LOW ? 4 : 14),
 };
 
 // every drawn instance: [kind, body (-1 fixed), local matrix, colour]
