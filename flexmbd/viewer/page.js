@@ -153,6 +153,10 @@ for (let f = 0; f < NF; f += Math.max(1, Math.floor(NF / 50))) for (let b = 0; b
   bbox.expandByPoint(new THREE.Vector3(POSE[o], POSE[o + 1], POSE[o + 2]));
 }
 for (let i = 0; i < NM; i++) bbox.expandByPoint(new THREE.Vector3(MARK[3 * i], MARK[3 * i + 1], MARK[3 * i + 2]));
+for (let f = 0; f < NF; f += Math.max(1, Math.floor(NF / 50))) for (let i = 0; i < 2 * NL; i++) {
+  const o = f * NL * 6 + 3 * i;
+  bbox.expandByPoint(new THREE.Vector3(LINES[o], LINES[o + 1], LINES[o + 2]));
+}
 if (bbox.isEmpty()) bbox.expandByPoint(new THREE.Vector3());
 const center = bbox.getCenter(new THREE.Vector3());
 const size = Math.max(bbox.getSize(new THREE.Vector3()).length(), scale, 1e-3);
