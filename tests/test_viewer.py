@@ -381,3 +381,17 @@ def test_result_view_in_python_and_jupyter(tmp_path):
     html = v._repr_html_()
     assert html.startswith("<iframe srcdoc=") and "flexmbd-data" in html
     assert (tmp_path / "bob.html").read_text() in __import__("html").unescape(html)
+
+
+def test_visuals_round_trip_through_a_model_file():
+    import yaml
+
+    from flexmbd.io.model_file import load_model_text, model_to_dict
+    from flexmbd.visuals import Capsule
+
+    m = Model()
+    b = m.rigid_body("b", mass=1, inertia=(1, 1, 1),
+                     visual=[Box(0.1, 0.2, 0.3, color="blue", rotation=[1, 0, 0, 0]), Capsule(0.05, 1, axis=(1, 0, 0))])
+    m.revolute(GROUND, b, at=(0, 0, 0))
+    text = yaml.safe_dump(model_to_dict(m, solver={"t_end": 0.1, "h": 0.01}))
+    assert load_model_text(text).model.elements[0].spec.visual == m.elements[0].spec.visual
