@@ -96,7 +96,7 @@ class _Drawing:
         for b, prims in enumerate(vis["bodies"]):
             for pr in prims:
                 V, F = unit_mesh(pr, segments=14)
-                self.tris.append((b, V, F, pr.get("color") or "#888888"))
+                self.tris.append((b, V, F, pr.get("color") or "#888888", pr["type"] != "mesh", np.asarray(pr["p"], float)))
         self.lines = vis["lines"]
         self.beams = vis["beams"]
         self.markers = vis["markers"]
@@ -105,14 +105,14 @@ class _Drawing:
     def points(self):
         """All projected points of every frame (for the axis limits)."""
         pts = [self.sc["lines"].reshape(-1, 3), self.sc["markers"].reshape(-1, 3), self.R.reshape(-1, 3)]
-        for b, V, _, _ in self.tris:
+        for b, V, *_ in self.tris:
             pts.append((self.R[:, b, None, :] + np.einsum("fij,kj->fki", self.A[:, b], V)).reshape(-1, 3))
         return np.concatenate(pts) @ self.P.T
 
     def faces(self, f):
         """Projected triangles (n, 3, 2) back to front and their colours (n, 3)."""
         polys, depth, cols = [], [], []
-        for b, V, F, color in self.tris:
+        for b, V, F, color, convex, centre in self.tris:
             X = self.R[f, b] + V @ self.A[f, b].T
             T = X[F]                                         # (t, 3, 3)
             n = np.cross(T[:, 1] - T[:, 0], T[:, 2] - T[:, 0])
@@ -120,6 +120,12 @@ class _Drawing:
             ok = nn > 0
             nd = np.zeros(len(T))
             nd[ok] = (n[ok] @ self.view_dir) / nn[ok]
+            if convex:      # a convex solid: only the faces turned to the viewer (outward normals)
+                c = self.R[f, b] + self.A[f, b] @ centre
+                out = np.sign(np.einsum("ij,ij->i", T.mean(axis=1) - c, n))
+                nd = nd * np.where(out == 0, 1, out)
+                keep = nd > 0
+                T, nd = T[keep], nd[keep]
             polys.append(T @ self.P.T)
             depth.append(T.mean(axis=1) @ self.view_dir)
             cols.append(_shade(color, nd))
@@ -215,7 +221,7 @@ def animate(result, path, every=1, fps=20, view="xy", dpi=80, size=(6.0, 4.5), t
         ax_w_pt = ax.get_window_extent().width * 72.0 / fig.dpi
         xr = ax.get_xlim()
         beam_lw = max([2.0] + [2 * bm["radius"] / (xr[1] - xr[0]) * ax_w_pt for bm in dr.beams])
-        faces = PolyCollection([], animated=True, edgecolors="none", zorder=3)
+        faces = PolyCollection([], animated=True, linewidths=0.4, zorder=3)   # edges in the face colour: no seams
         ax.add_collection(faces)
         (beam_art,) = ax.plot([], [], "-", color=(dr.beams[0]["color"] if dr.beams else "#3b6ea5"), lw=beam_lw,
                               solid_capstyle="round", animated=True, zorder=2)
@@ -231,6 +237,7 @@ def animate(result, path, every=1, fps=20, view="xy", dpi=80, size=(6.0, 4.5), t
             polys, cols = dr.faces(f)
             faces.set_verts(list(polys))
             faces.set_facecolor(cols)
+            faces.set_edgecolor(cols)
             sp, rd, bm, mk = dr.strokes(f)
             spring_art.set_data(sp[:, 0], sp[:, 1])
             rod_art.set_data(rd[:, 0], rd[:, 1])
