@@ -246,6 +246,12 @@ def test_page_in_a_browser(runs, browser, name, frame):
         for i in range(len(res.body_names)):
             assert np.allclose(page.evaluate(f"flexmbdViewer.bodyPosition({i})"), R[0, i], atol=2e-6 * (1 + abs(R).max()))
             assert np.allclose(page.evaluate(f"flexmbdViewer.bodyRotation({i})"), A[0, i], atol=1e-5)
+        if name in ("beam", "p3-crank-slider"):                           # a beam can be hidden
+            page.evaluate(f"flexmbdViewer.setFrame({frame})")
+            before = _canvas(page)
+            page.locator("input[data-beam='0']").uncheck()
+            assert np.mean(np.abs(before - _canvas(page)).sum(axis=2) > 30) > 1e-3
+            page.locator("input[data-beam='0']").check()
         # the slider moves the frame too
         page.locator("#time").fill("0")
         assert page.evaluate("flexmbdViewer.frame") == 0

@@ -116,11 +116,12 @@ for (const k of Object.keys(inst)) {
 }
 // beams: a cylinder per segment and a sphere per node (a swept round section)
 const beamSeg = [], beamNode = [];
-for (const bm of VIS.beams) {
+const beamHidden = new Uint8Array(VIS.beams.length);
+VIS.beams.forEach((bm, ib) => {
   const c = new THREE.Color(bm.color);
-  for (let k = 0; k + 1 < bm.nodes.length; k++) beamSeg.push([bm.nodes[k], bm.nodes[k + 1], bm.radius, c]);
-  for (const n of bm.nodes) beamNode.push([n, bm.radius, c]);
-}
+  for (let k = 0; k + 1 < bm.nodes.length; k++) beamSeg.push([bm.nodes[k], bm.nodes[k + 1], bm.radius, c, ib]);
+  for (const n of bm.nodes) beamNode.push([n, bm.radius, c, ib]);
+});
 // lines: coils, rods and tubes between their two points
 const lineRods = [], coils = [];
 VIS.lines.forEach((ln, i) => {
@@ -237,15 +238,17 @@ function draw(f) {
   }
   const pos = (b, v) => { const o = (f * NB + b) * 7; return v.set(POSE[o], POSE[o + 1], POSE[o + 2]); };
   let j = 0;
-  for (const [n0, n1, r] of beamSeg) { segment(segMesh, j++, pos(n0, _a), pos(n1, _b), r); }
+  for (const [n0, n1, r, , ib] of beamSeg) {
+    if (beamHidden[ib]) segMesh.setMatrixAt(j++, ZERO); else segment(segMesh, j++, pos(n0, _a), pos(n1, _b), r);
+  }
   for (const [i, r] of lineRods) {
     const o = (f * NL + i) * 6;
     segment(segMesh, j++, _a.set(LINES[o], LINES[o + 1], LINES[o + 2]), _b.set(LINES[o + 3], LINES[o + 4], LINES[o + 5]), r);
   }
   segMesh.instanceMatrix.needsUpdate = true;
-  beamNode.forEach(([n, r], k) => {
+  beamNode.forEach(([n, r, , ib], k) => {
     pos(n, _p);
-    nodeMesh.setMatrixAt(k, _m.compose(_p, _q.identity(), new THREE.Vector3(r, r, r)));
+    nodeMesh.setMatrixAt(k, beamHidden[ib] ? ZERO : _m.compose(_p, _q.identity(), new THREE.Vector3(r, r, r)));
   });
   nodeMesh.instanceMatrix.needsUpdate = true;
   const cp = coilGeom.attributes.position.array;
@@ -307,6 +310,15 @@ D.body_names.forEach((nm, b) => {
   cb.type = 'checkbox'; cb.checked = true; cb.dataset.body = b;
   cb.onchange = () => { hidden[b] = cb.checked ? 0 : 1; draw(frame); renderer.render(scene, camera); };
   lab.appendChild(cb); lab.appendChild(document.createTextNode(' ' + nm));
+  list.appendChild(lab);
+});
+
+VIS.beams.forEach((bm, ib) => {
+  const lab = document.createElement('label');
+  const cb = document.createElement('input');
+  cb.type = 'checkbox'; cb.checked = true; cb.dataset.beam = ib;
+  cb.onchange = () => { beamHidden[ib] = cb.checked ? 0 : 1; draw(frame); renderer.render(scene, camera); };
+  lab.appendChild(cb); lab.appendChild(document.createTextNode(' ' + bm.name + ' (beam)'));
   list.appendChild(lab);
 });
 
