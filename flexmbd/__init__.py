@@ -1,6 +1,7 @@
 """flexmbd: rigid and flexible multibody dynamics."""
 from . import catalog  # noqa: F401  (registers every element type)
 from .bodies import shapes  # noqa: F401  (fm.shapes.Box, …: bodies from shapes)
+from . import visuals  # noqa: F401  (fm.visuals.Box, …: what bodies look like)
 from .ground import GROUND
 from .model import Model, ModelError
 from .system import RedundantConstraintWarning
@@ -11,6 +12,7 @@ from ._version import __version__
 from . import system, solvers, io  # noqa: F401,E402  (they provide the Model's analyses and results files)
 from .solvers import dynamics, kinematics, static  # noqa: F401,E402
 from .io import results_h5  # noqa: F401,E402
+from . import viewer  # noqa: F401,E402  (provides Result.view)
 
 
 

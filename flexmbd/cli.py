@@ -29,6 +29,7 @@ examples:
   flexmbd export out.h5 --vtk vtk        ParaView time series (vtk/out.pvd)
   flexmbd animate out.h5 -o run.gif      animated GIF of the run
   flexmbd sweep model.yaml --param forces.sda.k=1e2,1e3 -o study.h5   parameter study on Dask
+  flexmbd view out.h5                    interactive 3D page of the run (HTML)
   flexmbd --version
 """
 
@@ -129,6 +130,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_result_commands(sub)
     from .sweep.command import add_parser as _add_sweep
     _add_sweep(sub)
+    from flexmbd.viewer.command import add_view_command
+    add_view_command(sub, dict(prog=PROG, error=CLIError, load=_load_results, aliases=_beam_aliases, check=_check_names))
     return parser
 
 
@@ -687,8 +690,8 @@ def _add_result_commands(sub) -> None:
     p.set_defaults(handler=cmd_plot)
 
     p = sub.add_parser("export", help="export a results file to ParaView (VTK) or CSV",
-                       description="Write a ParaView time series (.pvd + one .vtu per frame: bodies as "
-                                   "inertia-equivalent boxes, springs as lines, joints as points) and/or a CSV "
+                       description="Write a ParaView time series (.pvd + one .vtu per frame: bodies as their visual "
+                                   "shapes and inertia-equivalent boxes, springs as lines, joints as points) and/or a CSV "
                                    "table of named outputs.", epilog=EXPORT_EPILOG, formatter_class=fmt)
     p.add_argument("file", metavar="FILE", help="results file (.h5)")
     p.add_argument("--vtk", metavar="DIR", help="write FILESTEM.pvd and FILESTEM_NNNNN.vtu into DIR")
@@ -698,7 +701,7 @@ def _add_result_commands(sub) -> None:
     p.set_defaults(handler=cmd_export)
 
     p = sub.add_parser("animate", help="render a results file as an animated GIF",
-                       description="Draw the bodies (edges of their inertia-equivalent boxes), springs and "
+                       description="Draw the bodies (their visual shapes, docs/viewer.md), beams, springs and "
                                    "joints of every frame with matplotlib and write an animated GIF.",
                        epilog=ANIMATE_EPILOG, formatter_class=fmt)
     p.add_argument("file", metavar="FILE", help="results file (.h5)")

@@ -45,6 +45,8 @@ class Model:
         self.bodies: list[Body] = []
         self.elements: list[Element] = []
         self._names: set[str] = set()
+        #: visuals set with :meth:`set_visual` (body name → visual shapes)
+        self.visuals: dict = {}
 
     # ------------------------------------------------------------ naming
     def new_name(self, name: str | None, prefix: str) -> str:
@@ -158,7 +160,7 @@ class Model:
     # ------------------------------------------------------------ bodies
     def rigid_body(self, name=None, *, mass=None, inertia=None, position=(0, 0, 0), orientation=None,
                    velocity=(0, 0, 0), angular_velocity=(0, 0, 0), parameterization="quaternion", shape=None,
-                   density=None) -> Body:
+                   density=None, visual=None) -> Body:
         """A spatial rigid body.
 
         Either ``mass`` and ``inertia``, or ``shape`` (a solid of ``flexmbd.shapes`` —
@@ -177,22 +179,27 @@ class Model:
         or ``"ancf"`` (natural coordinates: centre of mass and body axes with six rigidity
         constraints and a constant mass matrix; kind ``ancf`` — use it for bodies joined to
         ANCF beams).  Joints and force elements connect bodies of the same kind only.
+
+        ``visual``: what the body looks like in pictures (``flexmbd.visuals`` ``Box``,
+        ``Cylinder``, ``Sphere``, ``Capsule``, ``Mesh``, or a list of them, in the body frame;
+        default: bars between its joint points, docs/viewer.md).
         """
         return self._add("rigid", name, mass=mass, inertia=inertia, position=position, orientation=orientation,
                          velocity=velocity, angular_velocity=angular_velocity, parameterization=parameterization,
-                         shape=shape, density=density)
+                         shape=shape, density=density, visual=visual)
 
     def planar_body(self, name=None, *, mass=None, inertia=None, position=(0, 0), angle=0.0,
-                    velocity=(0, 0), angular_velocity=0.0, shape=None, density=None) -> Body:
+                    velocity=(0, 0), angular_velocity=0.0, shape=None, density=None, visual=None) -> Body:
         """A planar rigid body in the x-y plane, q = [x, y, θ]; ``inertia`` = I_z, or
         ``shape`` with ``density`` (or ``mass``) as for :meth:`rigid_body` (I_z of the
         shapes about their centre of mass, the body's node)."""
         return self._add("planar", name, mass=mass, inertia=inertia, position=position, angle=angle,
-                         velocity=velocity, angular_velocity=angular_velocity, shape=shape, density=density)
+                         velocity=velocity, angular_velocity=angular_velocity, shape=shape, density=density,
+                         visual=visual)
 
     def beam(self, name=None, *, section, elements, geometry=None, start=None, end=None, e2=None, order=1,
              formulation="se3", integration: str | None = None, interpolation="lagrange", velocity=(0, 0, 0),
-             angular_velocity=(0, 0, 0), about=None, bending=None, locking=None):
+             angular_velocity=(0, 0, 0), about=None, bending=None, locking=None, visual=None):
         """A beam of ``elements`` elements: geometrically exact on SE(3) nodes
         (``formulation="se3"``) or on R³×R³ nodes (``formulation="r3r3"``: positions and
         total rotation vectors, two-node elements only; see docs/elements/beam-r3r3.md), or
@@ -223,7 +230,22 @@ class Model:
         return self._add("beam", name, section=section, elements=elements, geometry=geometry, start=start, end=end,
                          e2=e2, order=order, formulation=formulation, integration=integration,
                          interpolation=interpolation, velocity=velocity, angular_velocity=angular_velocity,
-                         about=about, bending=bending, locking=locking)
+                         about=about, bending=bending, locking=locking, visual=visual)
+
+    def set_visual(self, body, visual) -> None:
+        """Replace what a body looks like in pictures: a visual shape of
+        :mod:`flexmbd.visuals` or a list of them, in the body frame (no effect on the dynamics)."""
+        from .visuals import VisualShape
+
+        from pydantic import TypeAdapter, ValidationError
+
+        b = self.resolve_body(body, "set_visual")
+        shapes = visual if isinstance(visual, (list, tuple)) else [visual]
+        try:
+            shapes = [TypeAdapter(VisualShape).validate_python(v) for v in shapes]
+        except ValidationError as exc:
+            raise ModelError(f"set_visual({b.name!r}): {exc.errors()[0]['msg']}", element=b.name, key="visual") from None
+        self.visuals[b.name] = shapes
 
     # ------------------------------------------------------------ joints
     def spherical(self, i, j, at, name=None):

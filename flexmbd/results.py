@@ -274,6 +274,12 @@ class Result:
             plt.close(fig)
         return ax
 
+    def view(self, path=None, plot=None, max_frames: int = 2000, height: int = 640):
+        """The interactive 3D page of this run (:mod:`flexmbd.viewer`, docs/viewer.md): shown
+        inline in Jupyter, written to ``path`` (one self-contained HTML file) when given.
+        ``plot``: output names for the page's plot (default: positions of moving bodies)."""
+        return service("view_result")(self, path=path, plot=plot, max_frames=max_frames, height=height)
+
     # ---------------------------------------------------------- files
     @classmethod
     def load(cls, path, model=None):

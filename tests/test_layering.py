@@ -25,7 +25,7 @@ LAYERS = [
     ["flexmbd.spec", "flexmbd.registry", "flexmbd.groups"],
     # element modules: each type in its own module (they may use each other's maths)
     ["flexmbd.bodies", "flexmbd.bodies.*", "flexmbd.constraints", "flexmbd.constraints.*", "flexmbd.forces",
-     "flexmbd.forces.*", "flexmbd.beams", "flexmbd.beams.*"],
+     "flexmbd.forces.*", "flexmbd.beams", "flexmbd.beams.*", "flexmbd.visuals"],
     ["flexmbd.catalog"],
     ["flexmbd.model"],
     ["flexmbd.compiled_assembly", "flexmbd.system"],
@@ -36,6 +36,7 @@ LAYERS = [
     ["flexmbd.io", "flexmbd.io.*"],
     # parameter studies on Dask: run model files (io) case by case
     ["flexmbd.sweep", "flexmbd.sweep.*"],
+    ["flexmbd.viewer", "flexmbd.viewer.*"],
     ["flexmbd.examples", "flexmbd.examples.*", "flexmbd.verify", "flexmbd.verify.*", "flexmbd.cli",
      "flexmbd.__main__", "flexmbd"],
 ]

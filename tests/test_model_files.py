@@ -689,6 +689,8 @@ def test_getting_started_snippets_run(tmp_path, monkeypatch, capsys):
         assert (tmp_path / "rod.position.png").exists()
     if "export" in known:
         assert (tmp_path / "pendulum_vtk" / "pendulum.pvd").exists()
+    if "view" in known:
+        assert (tmp_path / "pendulum.html").stat().st_size > 500_000     # three.js inside
 
 
 @pytest.mark.parametrize("name,builder", [("tensegrity-tower", "build_tower"), ("tensegrity-prism", "build_prism")])

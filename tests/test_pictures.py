@@ -59,16 +59,24 @@ def test_vtk_time_series_opens_with_meshio(run, tmp_path, capsys):
     rows = frame_rows(len(res.t), 4)
     assert len(entries) == len(rows) == 9
     np.testing.assert_allclose([t for t, _ in entries], res.t[rows])
-    n_points = 8 * N_BODIES + 2 * N_LINES + N_MARKERS
+    n_fixed = 8 * N_BODIES + 2 * N_LINES + N_MARKERS
     slider = res["slider.position"]
     for k, (t, fname) in enumerate(entries):
         mesh = meshio.read(tmp_path / "vtk" / fname)
-        assert mesh.points.shape == (n_points, 3)
+        n_points = len(mesh.points)
         kinds = {c.type: len(c.data) for c in mesh.cells}
-        assert kinds == {"hexahedron": N_BODIES, "line": N_LINES, "vertex": N_MARKERS}
+        assert {k: v for k, v in kinds.items() if k != "triangle"} == {"hexahedron": N_BODIES, "line": N_LINES,
+                                                                       "vertex": N_MARKERS}
+        assert kinds["triangle"] > 3 * 12 and n_points > n_fixed      # the visual shapes (bars, the block)
         assert mesh.point_data["velocity"].shape == (n_points, 3)
         # the slider's box is centred on the slider's centre of mass
         np.testing.assert_allclose(mesh.points[16:24].mean(axis=0), slider[rows[k]], atol=1e-12)
+        # the slider's visual block too (its triangles are the body-2 triangles, part 3)
+        part = np.concatenate(mesh.cell_data["part"])
+        index = np.concatenate(mesh.cell_data["index"])
+        tri = np.concatenate([c.data for c in mesh.cells if c.type == "triangle"])
+        mine = tri[index[part == 3] == 2]
+        np.testing.assert_allclose(mesh.points[np.unique(mine)].mean(axis=0), slider[rows[k]], atol=1e-9)
     # the spring line joins the centres of mass of crank and link (its attachment points)
     last = meshio.read(tmp_path / "vtk" / entries[-1][1])
     np.testing.assert_allclose(last.points[24], res["crank.position"][-1], atol=1e-12)

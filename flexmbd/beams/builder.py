@@ -24,6 +24,7 @@ from ..errors import ModelError
 from ..registry import Element, ElementType, register
 from ..spec import UNION_ERRORS, UNION_KEYS, Axis, DumpError, Name, Point, SpecBase, Vec3, describe, point3
 from ..lie import quat_from_matrix
+from ..visuals import BeamVisual
 from .exact import default_integration, nodal_weights  # noqa: F401  (the built-in formulations; old import path)
 from .formulations import FORMULATIONS, beam_formulation
 from .geometry import CircularArc, StraightLine
@@ -157,6 +158,8 @@ class BeamSpec(SpecBase):
     angular_velocity: Vec3 = Field([0.0, 0.0, 0.0], description="initial angular velocity, global axes [rad/s]")
     about: Optional[Point] = Field(None, description="the point whose initial velocity is given [m] (default: the "
                                                      "first node)")
+    visual: Optional[BeamVisual] = Field(None, description="how the beam is drawn: color and the tube radius (default: "
+                                                           "from the section); no effect on the dynamics")
     integration: Optional[Literal["full", "reduced", "hw"]] = Field(
         None, description="Gauss integration of the elastic forces: full, reduced, or hw (Hu-Washizu, first "
                           "order); default: the rule that does not lock, reduced for order ≥ 2 and for r3r3, "

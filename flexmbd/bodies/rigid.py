@@ -38,6 +38,7 @@ from pydantic_core import InitErrorDetails
 
 from ..constraints.normalization import NormalizationGroup
 from .ancf_rigid import AncfBodyGroup, RigidityGroup
+from ..visuals import BodyVisualField
 from ..errors import ModelError
 from ..forces.loads import GravityGroup
 from ..groups import CompiledSlot, InertiaGroup, float_array, int_array
@@ -333,6 +334,10 @@ class RigidBody(_MassOrShape):
         None, description="initial orientation (default: aligned with the global axes)")
     velocity: Vec3 = Field([0.0, 0.0, 0.0], description="initial velocity of the centre of mass [m/s]")
     angular_velocity: Vec3 = Field([0.0, 0.0, 0.0], description="initial angular velocity, global axes [rad/s]")
+    visual: BodyVisualField = Field(None, description="what the body looks like in pictures: a visual shape (box, "
+                                                      "cylinder, sphere, capsule, mesh) or a list of them in the body "
+                                                      "frame, with colours (default: bars between its joint points, "
+                                                      "docs/viewer.md); no effect on the dynamics")
     parameterization: Literal["quaternion", "rotation", "se3", "ancf"] = Field(
         "quaternion", description="quaternion (Euler parameters with their normalisation constraint), rotation "
                                   "(unit quaternion updated by body-frame rotation vectors, no normalisation "
@@ -370,6 +375,10 @@ class PlanarBody(_MassOrShape):
     angle: float = Field(0.0, description="initial angle θ of the body x axis from the global x axis [rad]")
     velocity: Vec2 = Field([0.0, 0.0], description="initial velocity [m/s]")
     angular_velocity: float = Field(0.0, description="initial angular velocity θ' [rad/s]")
+    visual: BodyVisualField = Field(None, description="what the body looks like in pictures: a visual shape (box, "
+                                                      "cylinder, sphere, capsule, mesh) or a list of them in the body "
+                                                      "frame, with colours (default: bars between its joint points, "
+                                                      "docs/viewer.md); no effect on the dynamics")
 
 
 

@@ -1,8 +1,9 @@
 """Pictures of a run with matplotlib: PNG plots of named outputs and a GIF animation.
 
-The animation draws every rigid body as the edges of its inertia-equivalent box, springs
-and distance constraints as lines and joints as dots, seen along an axis (``view`` =
-"xy", "xz", "yz") or in an isometric projection ("iso").
+The animation draws every body with its visual shapes (:mod:`flexmbd.visuals`: given in
+the model, or the defaults — bars between joint points, a block for a slider), beams as
+thick lines along their nodes, springs as zigzags and joints as dots, seen along an axis
+(``view`` = "xy", "xz", "yz") or in an isometric projection ("iso").
 """
 from __future__ import annotations
 
@@ -11,10 +12,8 @@ import re
 
 import numpy as np
 
-from .vtk import frame_rows, scene
+from .vtk import frame_rows, scene, visuals_of
 
-#: The 12 edges of a box in VTK hexahedron corner numbering.
-BOX_EDGES = [(0, 1), (1, 2), (2, 3), (3, 0), (4, 5), (5, 6), (6, 7), (7, 4), (0, 4), (1, 5), (2, 6), (3, 7)]
 VIEWS = {
     "xy": np.array([[1.0, 0, 0], [0, 1.0, 0]]),
     "xz": np.array([[1.0, 0, 0], [0, 0, 1.0]]),
@@ -73,27 +72,120 @@ def plot_outputs(result, names, out_dir=".", size=(7.0, 4.0), dpi=100, together=
     return paths
 
 
-def _segments(sc, f, P):
-    """Projected polylines (NaN-separated) of frame f: bodies, lines, markers."""
-    boxes = sc["boxes"][f] @ P.T            # (nb, 8, 2)
-    segs = []
-    for b in boxes:
-        for i, j in BOX_EDGES:
-            segs += [b[i], b[j], [np.nan, np.nan]]
-    body_xy = np.array(segs).reshape(-1, 2) if segs else np.zeros((0, 2))
-    lines = sc["lines"][f] @ P.T            # (nl, 2, 2)
-    line_xy = np.concatenate([lines, np.full((len(lines), 1, 2), np.nan)], axis=1).reshape(-1, 2)
-    markers = sc["markers"][f] @ P.T
-    return body_xy, line_xy, markers
+def _shade(hexcolor, n_dot):
+    """RGB of a face: the colour lit by a light along the view direction (|cos| of its normal)."""
+    c = np.array([int(hexcolor[i:i + 2], 16) for i in (1, 3, 5)], float) / 255.0
+    return np.clip(c[None, :] * (0.45 + 0.55 * np.abs(n_dot)[:, None]), 0, 1)
+
+
+class _Drawing:
+    """What a frame draws, from the visuals (flexmbd.visuals): body triangles (shaded,
+    depth-sorted), beams as thick polylines, springs as zigzags, rods as lines, joints as
+    dots, grounded guides as thick grey lines."""
+
+    def __init__(self, result, rows, P):
+        from ..visuals import unit_mesh
+
+        self.vis = vis = visuals_of(result)
+        self.P = P
+        self.view_dir = np.cross(P[0], P[1])
+        self.rows = rows
+        self.sc = scene(result, rows)
+        self.R, self.A = result.body_poses(rows)
+        self.tris = []                                   # (body, V local (k, 3), F (t, 3), colour)
+        for b, prims in enumerate(vis["bodies"]):
+            for pr in prims:
+                V, F = unit_mesh(pr, segments=14)
+                self.tris.append((b, V, F, pr.get("color") or "#888888", pr["type"] != "mesh", np.asarray(pr["p"], float)))
+        self.lines = vis["lines"]
+        self.beams = vis["beams"]
+        self.markers = vis["markers"]
+        self.scale = vis.get("scale", 1.0)
+
+    def points(self):
+        """All projected points of every frame (for the axis limits)."""
+        pts = [self.sc["lines"].reshape(-1, 3), self.sc["markers"].reshape(-1, 3), self.R.reshape(-1, 3)]
+        for b, V, *_ in self.tris:
+            pts.append((self.R[:, b, None, :] + np.einsum("fij,kj->fki", self.A[:, b], V)).reshape(-1, 3))
+        return np.concatenate(pts) @ self.P.T
+
+    def faces(self, f):
+        """Projected triangles (n, 3, 2) back to front and their colours (n, 3)."""
+        polys, depth, cols = [], [], []
+        for b, V, F, color, convex, centre in self.tris:
+            X = self.R[f, b] + V @ self.A[f, b].T
+            T = X[F]                                         # (t, 3, 3)
+            n = np.cross(T[:, 1] - T[:, 0], T[:, 2] - T[:, 0])
+            nn = np.linalg.norm(n, axis=1)
+            ok = nn > 0
+            nd = np.zeros(len(T))
+            nd[ok] = (n[ok] @ self.view_dir) / nn[ok]
+            if convex:      # a convex solid: only the faces turned to the viewer (outward normals)
+                c = self.R[f, b] + self.A[f, b] @ centre
+                out = np.sign(np.einsum("ij,ij->i", T.mean(axis=1) - c, n))
+                nd = nd * np.where(out == 0, 1, out)
+                keep = nd > 0
+                T, nd = T[keep], nd[keep]
+            polys.append(T @ self.P.T)
+            depth.append(T.mean(axis=1) @ self.view_dir)
+            cols.append(_shade(color, nd))
+        if not polys:
+            return np.zeros((0, 3, 2)), np.zeros((0, 3))
+        polys, depth, cols = np.concatenate(polys), np.concatenate(depth), np.concatenate(cols)
+        order = np.argsort(depth)
+        return polys[order], cols[order]
+
+    def strokes(self, f):
+        """(springs zigzag xy, rods xy, beams xy) NaN-separated polylines and joint dots."""
+        P = self.P
+        L = self.sc["lines"][f]
+        springs, rods = [], []
+        for i, ln in enumerate(self.lines):
+            a, b = L[i]
+            if ln["style"] == "coil":
+                d = b - a
+                s = np.linspace(0, 1, 26)
+                side = np.cross(d, self.view_dir)
+                nrm = np.linalg.norm(side)
+                side = side / nrm if nrm > 0 else np.zeros(3)
+                w = np.r_[0, 0, np.tile([1, -1], 11), 0, 0] * ln["radius"]
+                springs += list((a + s[:, None] * d + w[:, None] * side) @ P.T) + [[np.nan, np.nan]]
+            elif ln["style"] in ("rod", "tube"):
+                rods += [a @ P.T, b @ P.T, [np.nan, np.nan]]
+        beams = []
+        for bm in self.beams:
+            beams += list(self.R[f, bm["nodes"]] @ P.T) + [[np.nan, np.nan]]
+        arr = (lambda x: np.array(x).reshape(-1, 2) if x else np.zeros((0, 2)))
+        return arr(springs), arr(rods), arr(beams), self.sc["markers"][f] @ P.T
+
+    def rails(self):
+        """Fixed guides of grounded prismatic joints: their travel, as segments (xy)."""
+        out = []
+        M = self.sc["markers"]
+        for i, mk in enumerate(self.markers):
+            if mk["glyph"] != "rail" or not mk.get("axis"):
+                continue
+            ax = np.asarray(mk["axis"], float)
+            host = None
+            out_pts = M[:, i]
+            s = (out_pts - out_pts[0]) @ ax
+            pad = 0.12 * self.scale
+            a, b = out_pts[0] + (s.min() - pad) * ax, out_pts[0] + (s.max() + pad) * ax
+            del host
+            out += [a @ self.P.T, b @ self.P.T, [np.nan, np.nan]]
+        return np.array(out).reshape(-1, 2) if out else np.zeros((0, 2))
 
 
 def animate(result, path, every=1, fps=20, view="xy", dpi=80, size=(6.0, 4.5), title=None):
     """Render the run to an animated GIF; return the number of frames.
 
-    Matplotlib draws the axes once; each frame redraws only the moving artists (blitting
-    on the Agg canvas) and Pillow writes the GIF, as matplotlib's PillowWriter does, but
-    without a full redraw per frame.
+    Bodies are drawn with their visual shapes (:mod:`flexmbd.visuals`: shaded triangles
+    sorted back to front), beams as thick lines along their nodes, springs as zigzags,
+    joints as dots and grounded guides as grey bars.  Matplotlib draws the axes once;
+    each frame redraws only the moving artists (blitting on the Agg canvas) and Pillow
+    writes the GIF.
     """
+    from matplotlib.collections import PolyCollection
     from PIL import Image
 
     plt = _pyplot()
@@ -101,9 +193,9 @@ def animate(result, path, every=1, fps=20, view="xy", dpi=80, size=(6.0, 4.5), t
         raise ValueError(f"unknown view {view!r}; choose one of {', '.join(VIEWS)}")
     P = VIEWS[view]
     rows = frame_rows(len(result.t), every)
-    sc = scene(result, rows)
-    allpts = np.concatenate([sc["boxes"].reshape(-1, 3), sc["lines"].reshape(-1, 3),
-                             sc["markers"].reshape(-1, 3)]) @ P.T
+    dr = _Drawing(result, rows, P)
+    allpts = dr.points()
+    allpts = allpts[np.all(np.isfinite(allpts), axis=1)]
     lo, hi = allpts.min(axis=0), allpts.max(axis=0)
     span = max(float(np.max(hi - lo)), 1e-9)
     pad = 0.08 * span
@@ -121,26 +213,43 @@ def animate(result, path, every=1, fps=20, view="xy", dpi=80, size=(6.0, 4.5), t
             ax.set_yticks([])
         name = os.path.basename(result.path) if getattr(result, "path", None) else "flexmbd"
         ax.set_title(title or f"{name} ({view} view)", fontsize=10)
-        (body_art,) = ax.plot([], [], "-", color="tab:blue", lw=1.5, animated=True)
-        (line_art,) = ax.plot([], [], "-", color="tab:red", lw=1.2, animated=True)
-        (mark_art,) = ax.plot([], [], "o", color="k", ms=3, animated=True)
+        rails = dr.rails()
+        if len(rails):
+            ax.plot(rails[:, 0], rails[:, 1], "-", color="#7f8c8d", lw=6, solid_capstyle="butt", zorder=1)
+        # a beam's line width in points: its diameter on the axes' scale
+        fig.canvas.draw()
+        ax_w_pt = ax.get_window_extent().width * 72.0 / fig.dpi
+        xr = ax.get_xlim()
+        beam_lw = max([2.0] + [2 * bm["radius"] / (xr[1] - xr[0]) * ax_w_pt for bm in dr.beams])
+        faces = PolyCollection([], animated=True, linewidths=0.4, zorder=3)   # edges in the face colour: no seams
+        ax.add_collection(faces)
+        (beam_art,) = ax.plot([], [], "-", color=(dr.beams[0]["color"] if dr.beams else "#3b6ea5"), lw=beam_lw,
+                              solid_capstyle="round", animated=True, zorder=2)
+        (spring_art,) = ax.plot([], [], "-", color="#c0392b", lw=1.0, animated=True, zorder=4)
+        (rod_art,) = ax.plot([], [], "-", color="#555555", lw=1.5, animated=True, zorder=4)
+        (mark_art,) = ax.plot([], [], "o", color="#222222", ms=3, animated=True, zorder=5)
         txt = ax.text(0.02, 0.96, "", transform=ax.transAxes, va="top", fontsize=9, animated=True)
         canvas = fig.canvas
         canvas.draw()
         background = canvas.copy_from_bbox(fig.bbox)
         frames = []
         for f in range(len(rows)):
-            b, ln, mk = _segments(sc, f, P)
-            body_art.set_data(b[:, 0], b[:, 1])
-            line_art.set_data(ln[:, 0], ln[:, 1])
+            polys, cols = dr.faces(f)
+            faces.set_verts(list(polys))
+            faces.set_facecolor(cols)
+            faces.set_edgecolor(cols)
+            sp, rd, bm, mk = dr.strokes(f)
+            spring_art.set_data(sp[:, 0], sp[:, 1])
+            rod_art.set_data(rd[:, 0], rd[:, 1])
+            beam_art.set_data(bm[:, 0], bm[:, 1])
             mark_art.set_data(mk[:, 0], mk[:, 1])
             txt.set_text(f"t = {result.t[rows[f]]:.4f} s")
             canvas.restore_region(background)
-            for art in (body_art, line_art, mark_art, txt):
+            for art in (beam_art, faces, spring_art, rod_art, mark_art, txt):
                 ax.draw_artist(art)
             rgba = np.asarray(canvas.buffer_rgba())
             frames.append(Image.fromarray(rgba[..., :3].copy()).quantize(
-                colors=64, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE))
+                colors=128, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE))
     finally:
         plt.close(fig)
     frames[0].save(os.fspath(path), format="GIF", save_all=True, append_images=frames[1:],

@@ -173,16 +173,39 @@ def system_geometry(system):
         return -1 if b is GROUND else idx[id(b)]
 
     lines, markers = [], []
+    line_global, marker_global, attachments, line_sections, marker_axes, grounded = [], [], [], [], [], []
     for e in model.elements:
         for item in e.type.geometry(e):
             if item[0] == "line":
                 _, name, b0, b1, p0, p1 = item
                 lines.append((name, e.kind, bi(b0), bi(b1), _local(b0, p0), _local(b1, p1)))
+                line_global += [np.asarray(p0, float), np.asarray(p1, float)]
+                line_sections.append(e.type.section)
+                if e.type.section != "beams":
+                    attachments += [(bi(b0), _local(b0, p0)), (bi(b1), _local(b1, p1))]
             else:
                 _, name, host, p = item
                 markers.append((name, e.kind, bi(host), _local(host, p)))
+                marker_global.append(np.asarray(p, float))
+                grounded.append(any(b is GROUND for b in e.bodies))
+                for b in e.bodies:          # a joint's point belongs to both its bodies
+                    if b is not GROUND and id(b) in idx:
+                        attachments.append((bi(b), _local(b, p)))
+                axis = e.data.get("axis") if isinstance(e.data, dict) else None
+                if axis is not None and host is not GROUND:
+                    from ..model import body_rotation
+                    axis = body_rotation(host).T @ np.asarray(axis, float)
+                marker_axes.append(None if axis is None else np.asarray(axis, float).tolist())
     nb = len(model.bodies)
+    from ..visuals import resolve, to_json
+
+    vis = resolve(system, {"box_half_extents": np.array(half).reshape(nb, 3), "box_axes": np.array(axes).reshape(nb, 3, 3),
+                           "line_global": line_global, "marker_global": marker_global, "attachments": attachments,
+                           "line_kinds": [x[1] for x in lines], "line_sections": line_sections,
+                           "marker_kinds": [x[1] for x in markers], "marker_axes": marker_axes,
+                           "marker_grounded": grounded})
     return {
+        "visuals": [to_json(vis)],
         "box_half_extents": np.array(half).reshape(nb, 3),
         "box_axes": np.array(axes).reshape(nb, 3, 3),
         "body_mass": np.array([b.mass for b in model.bodies], dtype=float),

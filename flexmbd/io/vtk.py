@@ -5,14 +5,17 @@ Each frame holds, in this order,
     inertia (8 points per body, see :func:`flexmbd.bodies.rigid.box_half_extents`);
   * every spring-damper and distance constraint as a line between its attachment
     points (2 points each);
-  * every joint marker (the joint's point on its body) as a vertex (1 point each).
+  * every joint marker (the joint's point on its body) as a vertex (1 point each);
+  * every body's visual shapes (:mod:`flexmbd.visuals`: the model's, or the defaults —
+    bars between joint points, a block for a slider) as triangles.
 Point data: ``body`` (index of the body a point moves with, −1 for ground), ``velocity``
-(m/s); cell data: ``part`` (0 body, 1 spring/distance line, 2 joint marker) and ``index``
-(the body, line or marker number; names are in the .pvd's comments and the HDF5 file).
+(m/s); cell data: ``part`` (0 body box, 1 spring/distance line, 2 joint marker, 3 visual
+shape triangle) and ``index`` (the body, line or marker number; names are in the .pvd's comments and the HDF5 file).
 Coordinates are in metres in the global frame.
 """
 from __future__ import annotations
 
+import json
 import os
 from xml.sax.saxutils import quoteattr
 
@@ -65,6 +68,20 @@ def scene(result, rows):
     return {"boxes": boxes, "lines": lines, "markers": markers}
 
 
+def visuals_of(result) -> dict:
+    """The resolved visuals of a stored run (``/geometry/visuals``), or of its model when the
+    file predates them."""
+    g = getattr(result, "geometry", None) or {}
+    vis = g.get("visuals")
+    if vis:
+        return json.loads(vis[0] if isinstance(vis, (list, tuple, np.ndarray)) else vis)
+    if getattr(result, "system", None) is not None:
+        from .results_h5 import system_geometry
+
+        return json.loads(system_geometry(result.system)["visuals"][0])
+    raise ValueError(f"{getattr(result, 'path', 'the result')}: no visuals stored and no model to rebuild them")
+
+
 def write_vtk(result, out_dir, every=1, name=None):
     """Write ``out_dir/NAME.pvd`` and ``out_dir/NAME_00000.vtu``…; return the .pvd path.
 
@@ -97,9 +114,22 @@ def write_vtk(result, out_dir, every=1, name=None):
         cells.append(("vertex", 8 * nb + 2 * nl + np.arange(nm).reshape(nm, 1)))
         cell_part.append(np.full(nm, 2, dtype=np.int64))
         cell_index.append(np.arange(nm, dtype=np.int64))
+    vis_pts, vis_body = _visual_points(result, rows)           # (F, k, 3), (k,)
+    nv = vis_body.size
+    if nv:
+        tris = _visual_triangles(result)
+        cells.append(("triangle", 8 * nb + 2 * nl + nm + tris[0]))
+        cell_part.append(np.full(len(tris[0]), 3, dtype=np.int64))
+        cell_index.append(tris[1])
+        body_of_point = np.r_[body_of_point, vis_body]
+        R, _ = result.body_poses(rows)
+        vR, w = result.body_twists(rows)
+        vvis = vR[:, vis_body] + np.cross(w[:, vis_body], vis_pts - R[:, vis_body])
+        vel = np.concatenate([vel, vvis], axis=1)
     entries = []
     for f, row in enumerate(rows):
-        pts = np.concatenate([sc["boxes"][f].reshape(-1, 3), sc["lines"][f].reshape(-1, 3), sc["markers"][f]])
+        pts = np.concatenate([sc["boxes"][f].reshape(-1, 3), sc["lines"][f].reshape(-1, 3), sc["markers"][f]]
+                             + ([vis_pts[f]] if nv else []))
         mesh = meshio.Mesh(pts, cells, point_data={"body": body_of_point, "velocity": vel[f]},
                            cell_data={"part": cell_part, "index": cell_index})
         fname = f"{name}_{f:05d}.vtu"
@@ -116,6 +146,37 @@ def write_vtk(result, out_dir, every=1, name=None):
             fh.write(f'    <DataSet timestep="{t!r}" group="" part="0" file={quoteattr(fname)}/>\n')
         fh.write("  </Collection>\n</VTKFile>\n")
     return pvd
+
+
+def _visual_meshes(result):
+    """[(body, V (k, 3) body frame, F (t, 3))] of every body's visual primitives."""
+    from ..visuals import unit_mesh
+
+    try:
+        vis = visuals_of(result)
+    except ValueError:
+        return []
+    return [(b, *unit_mesh(pr, segments=12)) for b, prims in enumerate(vis["bodies"]) for pr in prims]
+
+
+def _visual_points(result, rows):
+    meshes = _visual_meshes(result)
+    if not meshes:
+        return np.zeros((len(rows), 0, 3)), np.zeros(0, dtype=np.int64)
+    R, A = result.body_poses(rows)
+    pts = [R[:, b, None, :] + np.einsum("fij,kj->fki", A[:, b], V) for b, V, _ in meshes]
+    body = np.concatenate([np.full(len(V), b, dtype=np.int64) for b, V, _ in meshes])
+    return np.concatenate(pts, axis=1), body
+
+
+def _visual_triangles(result):
+    """Triangles (t, 3) indexing the visual points, and the body of each."""
+    tris, owner, off = [], [], 0
+    for b, V, F in _visual_meshes(result):
+        tris.append(F + off)
+        owner.append(np.full(len(F), b, dtype=np.int64))
+        off += len(V)
+    return np.concatenate(tris).astype(np.int64), np.concatenate(owner)
 
 
 def _point_velocities(result, rows, sc):
