@@ -190,84 +190,38 @@ class ModalMarkers(MarkerSet):
         return out
 
 
-class ModalKind(NodeKind):
-    """A floating-frame modal beam (module docstring): ``ends`` of :data:`ENDS`, length L,
-    the beam's start ξ₀ on the frame's x axis, and the number of modes per direction
-    (axial, bending along y, bending along z, torsion)."""
+class FloatingFrameKind(NodeKind):
+    """A floating frame of reference with n modal coordinates, q = [R, θ, η] (module
+    docstring): everything but the mode shapes, shared by the modal beam
+    (:class:`ModalKind`) and the modal body from finite-element data
+    (:class:`flexmbd.nodes.fe_modal.FEModalKind`).  A subclass sets the shapes
+    (``shape_matrix``), ``check_offsets``, ``key`` and calls :meth:`_setup`."""
 
-    name = "modal"
+    noun = "modal body"
     marker_class = ModalMarkers
     euler_frame = True
     deformable = True
 
-    def __init__(self, ends: str, length: float, start: float, counts, attitude: str = "euler-parameters") -> None:
+    def _setup(self, n: int, attitude: str, mode_names) -> None:
+        """The attitude, the sizes and the coordinate names (n modal coordinates called ``mode_names``)."""
         if attitude not in ATTITUDES:
-            raise ValueError(f"modal kind: unknown attitude {attitude!r}; known: {', '.join(ATTITUDES)}")
+            raise ValueError(f"{self.name} kind: unknown attitude {attitude!r}; known: {', '.join(ATTITUDES)}")
         self.attitude = ATTITUDES[attitude]
         self.r = self.attitude.r
-        if ends not in ENDS:
-            raise ValueError(f"modal kind: unknown ends {ends!r}; known: {', '.join(ENDS)}")
-        self.ends, self.length, self.start = ends, float(length), float(start)
-        self.counts = tuple(int(c) for c in counts)
-        if len(self.counts) != 4 or min(self.counts) < 0 or not self.length > 0:
-            raise ValueError(f"modal kind: bad parameters {ends, length, start, counts}")
-        self.n = sum(self.counts)
+        self.n = int(n)
         self.nq = self.nv = 3 + self.r + self.n
-        self.modes = [BeamModes("rod" if f in ("axial", "torsion") else "bending", ends, c, self.length)
-                      for f, c in zip(FAMILIES, self.counts)]
-        letters = ("u", "v", "w", "t")
-        self.coordinate_names = ("x", "y", "z") + self.attitude.names + tuple(
-            f"{letter}{i + 1}" for letter, c in zip(letters, self.counts) for i in range(c))
+        self.coordinate_names = ("x", "y", "z") + self.attitude.names + tuple(mode_names)
         self.velocity_names = self.coordinate_names
         self.ground_q = np.r_[0.0, 0.0, 0.0, self.attitude.identity, np.zeros(self.n)]
-        first = np.cumsum((0,) + self.counts)
-        #: the modal coordinates of each direction: slices into η
-        self.slices = {f: slice(int(first[i]), int(first[i + 1])) for i, f in enumerate(FAMILIES)}
-
-    @property
-    def key(self) -> str:
-        key = f"modal:{self.ends}:{self.length!r}:{self.start!r}:" + ".".join(str(c) for c in self.counts)
-        return key if self.attitude.name == "euler-parameters" else f"{key}:{self.attitude.name}"
 
     @property
     def eta(self) -> slice:
         """The modal coordinates' slice of q (and of v)."""
         return slice(3 + self.r, self.nq)
 
-    # ----------------------------------------------------------------- shapes
-    def mode_values(self, s, d: int = 0) -> list[np.ndarray]:
-        """The d-th derivatives of the modes of each direction at s (from the beam's start)."""
-        return [m.values(s, d) for m in self.modes]
-
     def shape_matrix(self, u) -> np.ndarray:
         """S(ū) (N, 3, n) at material points ū (N, 3) in the undeformed frame."""
-        u = np.asarray(u, dtype=float).reshape(-1, 3)
-        # points of bodies lie on the beam (check_offsets); ground's points, evaluated on
-        # ground's slot of this kind (η = 0), may lie anywhere: clipped so that the
-        # hyperbolic parts stay finite
-        s, y, z = np.clip(u[:, 0] - self.start, 0.0, self.length), u[:, 1], u[:, 2]
-        (fu, fv, fw, ft), (_, dv, dw, _) = self.mode_values(s, 0), self.mode_values(s, 1)
-        S = np.zeros((len(u), 3, self.n))
-        sl = self.slices
-        S[:, 0, sl["axial"]] = fu
-        S[:, 0, sl["bending_y"]] = -y[:, None] * dv
-        S[:, 1, sl["bending_y"]] = fv
-        S[:, 0, sl["bending_z"]] = -z[:, None] * dw
-        S[:, 2, sl["bending_z"]] = fw
-        S[:, 1, sl["torsion"]] = -z[:, None] * ft
-        S[:, 2, sl["torsion"]] = y[:, None] * ft
-        return S
-
-    def check_offsets(self, names, u, element=None):
-        u = np.asarray(u, dtype=float).reshape(-1, 3)
-        s = u[:, 0] - self.start
-        tol = 1e-9 * self.length
-        bad = np.flatnonzero((s < -tol) | (s > self.length + tol))
-        if len(bad):
-            k = int(bad[0])
-            who = f"{element}: " if element else ""
-            raise ModelError(f"{who}the point at x = {u[k, 0]:g} in the frame of modal beam {names[k]!r} lies off the "
-                             f"beam, which spans x = {self.start:g} … {self.start + self.length:g}", element=element)
+        raise NotImplementedError
 
     def check_directions(self, names, u, element=None):
         """Directions follow the floating frame: every direction is fine."""
@@ -295,7 +249,7 @@ class ModalKind(NodeKind):
             try:
                 th = self.attitude.from_matrix(A)
             except ValueError as exc:
-                raise ModelError(f"modal beam: {exc}") from None
+                raise ModelError(f"{self.noun}: {exc}") from None
             q = np.concatenate([x, th, z], axis=1)
             thd = np.linalg.solve(self._rates(q)[2], w[:, :, None])[:, :, 0]
         return np.concatenate([x, th, z], axis=1), np.concatenate([xd, thd, z], axis=1)
@@ -400,6 +354,71 @@ class ModalKind(NodeKind):
         return Q, K
 
 
+
+class ModalKind(FloatingFrameKind):
+    """A floating-frame modal beam (module docstring): ``ends`` of :data:`ENDS`, length L,
+    the beam's start ξ₀ on the frame's x axis, and the number of modes per direction
+    (axial, bending along y, bending along z, torsion)."""
+
+    name = "modal"
+    noun = "modal beam"
+
+    def __init__(self, ends: str, length: float, start: float, counts, attitude: str = "euler-parameters") -> None:
+        if ends not in ENDS:
+            raise ValueError(f"modal kind: unknown ends {ends!r}; known: {', '.join(ENDS)}")
+        self.ends, self.length, self.start = ends, float(length), float(start)
+        self.counts = tuple(int(c) for c in counts)
+        if len(self.counts) != 4 or min(self.counts) < 0 or not self.length > 0:
+            raise ValueError(f"modal kind: bad parameters {ends, length, start, counts}")
+        letters = ("u", "v", "w", "t")
+        self._setup(sum(self.counts), attitude,
+                    [f"{letter}{i + 1}" for letter, c in zip(letters, self.counts) for i in range(c)])
+        self.modes = [BeamModes("rod" if f in ("axial", "torsion") else "bending", ends, c, self.length)
+                      for f, c in zip(FAMILIES, self.counts)]
+        first = np.cumsum((0,) + self.counts)
+        #: the modal coordinates of each direction: slices into η
+        self.slices = {f: slice(int(first[i]), int(first[i + 1])) for i, f in enumerate(FAMILIES)}
+
+    @property
+    def key(self) -> str:
+        key = f"modal:{self.ends}:{self.length!r}:{self.start!r}:" + ".".join(str(c) for c in self.counts)
+        return key if self.attitude.name == "euler-parameters" else f"{key}:{self.attitude.name}"
+
+    # ----------------------------------------------------------------- shapes
+    def mode_values(self, s, d: int = 0) -> list[np.ndarray]:
+        """The d-th derivatives of the modes of each direction at s (from the beam's start)."""
+        return [m.values(s, d) for m in self.modes]
+
+    def shape_matrix(self, u) -> np.ndarray:
+        """S(ū) (N, 3, n) at material points ū (N, 3) in the undeformed frame."""
+        u = np.asarray(u, dtype=float).reshape(-1, 3)
+        # points of bodies lie on the beam (check_offsets); ground's points, evaluated on
+        # ground's slot of this kind (η = 0), may lie anywhere: clipped so that the
+        # hyperbolic parts stay finite
+        s, y, z = np.clip(u[:, 0] - self.start, 0.0, self.length), u[:, 1], u[:, 2]
+        (fu, fv, fw, ft), (_, dv, dw, _) = self.mode_values(s, 0), self.mode_values(s, 1)
+        S = np.zeros((len(u), 3, self.n))
+        sl = self.slices
+        S[:, 0, sl["axial"]] = fu
+        S[:, 0, sl["bending_y"]] = -y[:, None] * dv
+        S[:, 1, sl["bending_y"]] = fv
+        S[:, 0, sl["bending_z"]] = -z[:, None] * dw
+        S[:, 2, sl["bending_z"]] = fw
+        S[:, 1, sl["torsion"]] = -z[:, None] * ft
+        S[:, 2, sl["torsion"]] = y[:, None] * ft
+        return S
+
+    def check_offsets(self, names, u, element=None):
+        u = np.asarray(u, dtype=float).reshape(-1, 3)
+        s = u[:, 0] - self.start
+        tol = 1e-9 * self.length
+        bad = np.flatnonzero((s < -tol) | (s > self.length + tol))
+        if len(bad):
+            k = int(bad[0])
+            who = f"{element}: " if element else ""
+            raise ModelError(f"{who}the point at x = {u[k, 0]:g} in the frame of modal beam {names[k]!r} lies off the "
+                             f"beam, which spans x = {self.start:g} … {self.start + self.length:g}", element=element)
+
 def modal_kind_from_key(params: str) -> ModalKind:
     """The kind of a key ``modal:<ends>:<L>:<ξ₀>:<n_u>.<n_v>.<n_w>.<n_θ>`` (the part after "modal:")."""
     parts = params.split(":")
@@ -408,5 +427,5 @@ def modal_kind_from_key(params: str) -> ModalKind:
     return ModalKind(ends, float(length), float(start), [int(c) for c in counts.split(".")], attitude)
 
 
-__all__ = ["ModalKind", "ModalMarkers", "modal_kind_from_key", "FAMILIES", "C_L", "ATTITUDES",
+__all__ = ["FloatingFrameKind", "ModalKind", "ModalMarkers", "modal_kind_from_key", "FAMILIES", "C_L", "ATTITUDES",
            "EulerParameterAttitude", "Euler313Attitude"]
