@@ -42,8 +42,8 @@ from ..errors import ModelError
 
 #: relative tolerance of the symmetry checks
 SYMMETRY_RTOL = 1e-9
-#: a mode with ω² below this fraction of the largest ω² is a rigid-body mode
-RIGID_RTOL = 1e-8
+#: a mode with ω² below this fraction of max K_ii/M_ii (≥ the largest ω²'s order) is a rigid-body mode
+RIGID_RTOL = 1e-10
 #: up to this many degrees of freedom the eigenproblems are dense
 DENSE_LIMIT = 3000
 
@@ -236,7 +236,7 @@ def _lowest(K, M, k, where, sigma=None):
     """The k lowest eigenpairs of K φ = ω² M φ (dense below DENSE_LIMIT, else shift-invert Lanczos)."""
     n = K.shape[0]
     if k > n:
-        raise ModelError(f"{where}: {k} modes asked for but the FE model has only {n} degrees of freedom")
+        raise ModelError(f"{where}: {k} modes asked for but the FE model has only {n} degrees of freedom", key="modes")
     if n <= DENSE_LIMIT or k >= n - 1:
         lam, V = sla.eigh(_dense(K), _dense(M), subset_by_index=[0, k - 1])
         return lam, V
@@ -249,9 +249,15 @@ def _lowest(K, M, k, where, sigma=None):
     return lam[order], V[:, order]
 
 
-def _drop_rigid(lam, V, where):
+def _omega2_scale(K, M) -> float:
+    """max K_ii/M_ii: the order of the largest ω² (the scale of 'ω ≈ 0')."""
+    kd, md = np.asarray(K.diagonal()), np.asarray(M.diagonal())
+    return float(np.max(kd[md > 0] / md[md > 0])) if np.any(md > 0) else 1.0
+
+
+def _drop_rigid(lam, V, where, scale):
     """Drop the six rigid-body modes (ω² ≈ 0) of a free body; anything else is refused."""
-    scale = max(abs(lam).max(), 1e-300)
+    scale = max(scale, abs(lam).max(), 1e-300)
     rigid = int(np.sum(lam < RIGID_RTOL * scale))
     if rigid != 6:
         raise ModelError(f"{where}: the free FE model has {rigid} modes with ω ≈ 0, expected the 6 rigid-body "
@@ -266,9 +272,10 @@ def free_free_modes(data: FEData, count: int) -> tuple[np.ndarray, np.ndarray]:
     n3 = 3 * data.n_nodes
     if count + 6 > n3:
         raise ModelError(f"{where}: {count} free-free modes asked for, but {n3} degrees of freedom leave at most "
-                         f"{n3 - 6} elastic modes")
-    lam, V = _lowest(data.stiffness, data.full_mass(), count + 6, where)
-    return _drop_rigid(lam, V, where)
+                         f"{n3 - 6} elastic modes", key="modes")
+    M = data.full_mass()
+    lam, V = _lowest(data.stiffness, M, count + 6, where)
+    return _drop_rigid(lam, V, where, _omega2_scale(data.stiffness, M))
 
 
 def craig_bampton_modes(data: FEData, interface, count: int) -> tuple[np.ndarray, np.ndarray]:
@@ -278,13 +285,16 @@ def craig_bampton_modes(data: FEData, interface, count: int) -> tuple[np.ndarray
     modes are dropped (the floating frame carries the rigid motion).  Returns ω² of the
     reduced free body and Φ (3N, 3b − 6 + count)."""
     where = data.source
-    b = _node_list(interface, data.n_nodes, f"{where}: interface")
+    try:
+        b = _node_list(interface, data.n_nodes, f"{where}: interface")
+    except ModelError as exc:
+        raise ModelError(str(exc), key="interface_nodes") from None
     n3 = 3 * data.n_nodes
     bd = (3 * b[:, None] + np.arange(3)).reshape(-1)
     internal = np.setdiff1d(np.arange(n3), bd)
     if count > len(internal):
         raise ModelError(f"{where}: {count} fixed-interface modes asked for, but the {len(internal)} interior "
-                         "degrees of freedom give at most that many")
+                         "degrees of freedom give at most that many", key="modes")
     if 3 * len(b) < 6:
         raise ModelError(f"{where}: a Craig-Bampton interface needs at least 3 nodes not on one line "
                          "(translations only: the static modes must contain the rigid-body motion)")
@@ -292,15 +302,19 @@ def craig_bampton_modes(data: FEData, interface, count: int) -> tuple[np.ndarray
     M = data.full_mass()
     Kii, Kib = K[internal][:, internal], K[internal][:, bd]
     try:
+        big = float(np.max(np.abs(Kii.diagonal())))
         if sp.issparse(Kii):
             from scipy.sparse.linalg import splu
 
             lu = splu(sp.csc_matrix(Kii))
+            pivots = np.abs(lu.U.diagonal())
             psi = -lu.solve(_dense(Kib))
-            if not np.all(np.isfinite(psi)):
-                raise np.linalg.LinAlgError
         else:
-            psi = -sla.cho_solve(sla.cho_factor(Kii), Kib)
+            c = sla.cho_factor(Kii)
+            pivots = np.diag(c[0]) ** 2
+            psi = -sla.cho_solve(c, Kib)
+        if not np.all(np.isfinite(psi)) or pivots.min() < 1e-10 * big:     # a mechanism held by rounding
+            raise np.linalg.LinAlgError
     except (np.linalg.LinAlgError, RuntimeError):
         raise ModelError(f"{where}: the FE model held at the interface nodes is not stable (its interior "
                          "stiffness is singular): give more interface nodes, not on one line") from None
@@ -313,7 +327,7 @@ def craig_bampton_modes(data: FEData, interface, count: int) -> tuple[np.ndarray
         B[internal, len(bd):] = Vi
     Kr, Mr = B.T @ (K @ B), B.T @ (M @ B)
     lam, Y = sla.eigh(0.5 * (Kr + Kr.T), 0.5 * (Mr + Mr.T))
-    lam, Y = _drop_rigid(lam, Y, where)
+    lam, Y = _drop_rigid(lam, Y, where, _omega2_scale(K, M))
     return lam, B @ Y
 
 
@@ -346,7 +360,7 @@ def select_modes(data: FEData, count: int | None, method: str, interface=None) -
         avail = data.modes.shape[1]
         n = avail if count is None else int(count)
         if n > avail:
-            raise ModelError(f"{where} key 'modes': {n} modes asked for but the data has {avail}")
+            raise ModelError(f"{where} key 'modes': {n} modes asked for but the data has {avail}", key="modes")
         Phi = data.modes[:, :n]
         return Phi, f"{n} modes from the file"
     if count is None:
@@ -384,7 +398,7 @@ def reduced(data: FEData, Phi: np.ndarray) -> dict:
         except np.linalg.LinAlgError:
             raise ModelError(f"{where}: the mode shapes are linearly dependent (ΦᵀMΦ is singular)") from None
         lam = sla.eigh(Kff, Mff, eigvals_only=True)
-        scale = max(abs(lam).max(), 1e-300)
+        scale = max(abs(lam).max(), _omega2_scale(K, M), 1e-300)
         if lam.min() < RIGID_RTOL * scale:
             raise ModelError(f"{where}: the mode shapes contain a rigid-body motion or a mechanism (ω ≈ 0 in "
                              "ΦᵀKΦ, ΦᵀMΦ): leave out the rigid-body modes, the floating frame carries them")

@@ -125,7 +125,7 @@ class ModalBodyType(ElementType):
             Phi = normalised(Phi)
             inv = reduced(fe, Phi)
         except ModelError as exc:
-            raise fail(str(exc), "data") from None
+            raise fail(str(exc), exc.key or "data") from None
         n = Phi.shape[1]
         key = digest(fe.nodes, Phi)
         register_shapes(key, fe.nodes, Phi)
@@ -163,11 +163,12 @@ class ModalBodyType(ElementType):
 
     # ------------------------------------------------------------------ outputs
     def outputs(self, element, system):
-        return ("modal_coordinates", "node_displacements", "linear_momentum", "angular_momentum")
+        return ("modal_coordinates", "node_displacements", "node_positions", "linear_momentum", "angular_momentum")
 
     def output(self, element, what, result):
         """modal_coordinates (steps, n); node_displacements: every FE node's elastic
-        displacement Φ_k η in frame axes (steps, N, 3); linear_momentum and angular_momentum
+        displacement Φ_k η in frame axes (steps, N, 3); node_positions: their global positions
+        R + A (X_k + Φ_k η) (steps, N, 3); linear_momentum and angular_momentum
         (about the global origin) (steps, 3)."""
         node = element.nodes[0]
         kind = node.kind
@@ -177,6 +178,10 @@ class ModalBodyType(ElementType):
             return eta
         if what == "node_displacements":
             return np.einsum("kin,tn->tki", kind.modes, eta)
+        if what == "node_positions":
+            q = result.q[:, sys.config_slice(node)]
+            R, A = kind.pose(q)
+            return R[:, None, :] + np.einsum("tij,tkj->tki", A, kind.nodes[None] + np.einsum("kin,tn->tki", kind.modes, eta))
         lin, ang = momenta(kind, element.data["W"], result.q[:, sys.config_slice(node)],
                            result.v[:, sys.body_slice(node)])
         return lin if what == "linear_momentum" else ang

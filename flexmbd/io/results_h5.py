@@ -6,6 +6,7 @@ docs/results-and-pictures.md for every dataset and attribute with its unit)::
     /t  (N,)      /q /v /qdd /a  (N, n)      /lam  (N, m)
     /stats/iterations, refreshes, factorizations, substeps  (N,) int    /stats/seconds (N,)
     /layout/coordinate_names (n)  equation_owner, equation_label (m)  body_names, body_kinds, body_offsets
+    /layout/kind_data/<i>         arrays of kinds described by data (attribute key; NodeKind.stored_data)
     /geometry/...   inertia-equivalent boxes, spring/distance lines, joint markers (for pictures)
     /outputs/<name> every named output, written by :meth:`ResultWriter.close`
     attrs: flexmbd_version, status, complete, success, message, wall_time, n_saved,
@@ -346,6 +347,14 @@ class ResultWriter:
         lay.create_dataset("body_names", data=_str_list(b.name for b in model.bodies), dtype=sdt)
         lay.create_dataset("body_kinds", data=_str_list(b.kind.key for b in model.bodies), dtype=sdt)
         lay.create_dataset("body_offsets", data=np.asarray(system.offsets, dtype=np.int64))
+        kinds = {b.kind.key: b.kind for b in model.bodies}
+        for i, (key, kind) in enumerate(kinds.items()):   # kinds described by data (NodeKind.stored_data)
+            data = kind.stored_data()
+            if data:
+                g = lay.create_group(f"kind_data/{i}")
+                g.attrs["key"] = key
+                for k, val in data.items():
+                    g.create_dataset(k, data=np.asarray(val))
         lay.create_dataset("body_config_offsets",
                            data=np.asarray(getattr(system, "config_offsets", system.offsets), dtype=np.int64))
         geo = f.create_group("geometry")
