@@ -197,21 +197,21 @@ class ModalBodyType(ElementType):
         from ..examples.fe_lattice import truss_beam
         from ..ground import GROUND
 
-        fe = truss_beam(length=0.6, bays=3, width=0.1, E=2e6, area=1e-4, node_mass=0.1)
+        fe = truss_beam(length=0.4, bays=2, width=0.1, E=2e6, area=1e-4, node_mass=0.1)
         arrays = {k: fe[k] for k in ("nodes", "mass", "stiffness")}
         rot = rotation_matrix(np.array([0.8, -0.3, 0.2, 0.4]) / np.linalg.norm([0.8, -0.3, 0.2, 0.4]))
         free = model.modal(name="fe_free", data=arrays, modes=3, position=(0.3, -0.2, 0.6), orientation=rot,
                            damping_ratio=0.03, angular_velocity=(0.4, -0.6, 0.9),
                            modal_coordinates=[0.01, -0.02, 0.015])
-        cb = model.modal(name="fe_cb", data=dict(arrays, interface=fe["root"]), modes=2, mode_type="craig-bampton",
+        cb = model.modal(name="fe_cb", data=dict(arrays, interface=fe["root"]), modes=1, mode_type="craig-bampton",
                          attitude="euler-313", position=(-0.4, 0.3, 0.2), orientation=rot.T, rayleigh=(0.1, 1e-3),
-                         modal_velocities=list(np.linspace(-0.1, 0.1, 8)))
+                         modal_velocities=list(np.linspace(-0.1, 0.1, 7)))
         model.spherical(a, free, at=free.node_position(0), name="sph_fe")
         model.revolute(GROUND, cb, at=cb.node_position(1), axis=(0, 1, 1), name="rev_fe")
-        model.fixed(free, b, at=free.node_position(13), name="fix_fe")
+        model.fixed(free, b, at=free.node_position(11), name="fix_fe")
         model.spring_damper(GROUND, free, at_i=(0.0, 0.5, 0.5), at_j=free.node_position(9), k=30.0, c=0.5,
                             name="sd_fe")
-        model.force(cb, (0.2, -0.1, 0.3), at=cb.node_position(14), body_fixed=True, name="f_fe")
+        model.force(cb, (0.2, -0.1, 0.3), at=cb.node_position(10), body_fixed=True, name="f_fe")
         model.torque(cb, (0.1, 0.2, -0.1), name="t_fe")
 
 

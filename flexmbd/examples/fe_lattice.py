@@ -63,4 +63,27 @@ def beam_properties(length=1.0, bays=10, width=0.05, E=7e10, area=1e-5, node_mas
     return dict(EI=E * area * width ** 2, mu=4 * node_mass / a, rhoI=node_mass * width ** 2 / a)
 
 
-__all__ = ["truss_beam", "beam_properties"]
+def save_truss(path, **kw) -> dict:
+    """Write :func:`truss_beam` FE data to ``path`` (.npz or HDF5) in the sparse form of the
+    data files (``mass`` its diagonal, ``stiffness_rows``/``_cols``/``_values``) with the
+    root section as ``interface``; returns the truss."""
+    import pathlib
+
+    fe = truss_beam(**kw)
+    K = fe["stiffness"]
+    rows, cols = np.nonzero(K)
+    arrays = dict(nodes=fe["nodes"], mass=np.diag(fe["mass"]).copy(), stiffness_rows=rows, stiffness_cols=cols,
+                  stiffness_values=K[rows, cols], interface=fe["root"])
+    path = pathlib.Path(path)
+    if path.suffix == ".npz":
+        np.savez_compressed(path, **arrays)
+    else:
+        import h5py
+
+        with h5py.File(path, "w") as f:
+            for k, v in arrays.items():
+                f[k] = v
+    return fe
+
+
+__all__ = ["truss_beam", "beam_properties", "save_truss"]
