@@ -76,13 +76,15 @@ def exudyn_side(d):
     ground = mbs.AddObject(ObjectGround())
     X = np.asarray(d["nodes"])
     for k in d["root"]:
-        mn = mbs.AddMarker(MarkerSuperElementPosition(bodyNumber=body, meshNodeNumbers=[int(k)], weightingFactors=[1.0]))
+        mn = mbs.AddMarker(MarkerSuperElementPosition(bodyNumber=body, meshNodeNumbers=[int(k)],
+                                                      weightingFactors=[1.0]))
         mg = mbs.AddMarker(MarkerBodyPosition(bodyNumber=ground, localPosition=list(X[k])))
         mbs.AddObject(SphericalJoint(markerNumbers=[mg, mn]))
     tip = mbs.AddMarker(MarkerSuperElementPosition(bodyNumber=body, meshNodeNumbers=[int(k) for k in d["tip"]],
                                                    weightingFactors=[0.25] * 4))
     for k in d["tip"]:
-        mk = mbs.AddMarker(MarkerSuperElementPosition(bodyNumber=body, meshNodeNumbers=[int(k)], weightingFactors=[1.0]))
+        mk = mbs.AddMarker(MarkerSuperElementPosition(bodyNumber=body, meshNodeNumbers=[int(k)],
+                                                      weightingFactors=[1.0]))
         mbs.AddLoad(LoadForceVector(markerNumber=mk, loadVector=[0.0, 0.0, -F / 4]))
     sensor = mbs.AddSensor(SensorMarker(markerNumber=tip, outputVariableType=exu.OutputVariableType.Position,
                                         storeInternal=True))

@@ -218,7 +218,6 @@ def test_markers_sit_on_the_deformed_nodes():
 
 def test_bad_data_gives_clear_errors(tmp_path):
     data, fe = arrays(bays=2)
-    n3 = 3 * len(data["nodes"])
 
     def err(match, **changes):
         count = changes.pop("_modes", 2)
@@ -320,3 +319,47 @@ solver: {{t_end: 0.02, h: 1.0e-3}}
     bad.write_text(text.format(ext="npz", x=tip[0], y=tip[1], z=tip[2], joints=joints).replace("modes: 2", "modes: 99"))
     with pytest.raises(ModelFileError, match=r"bad.yaml:7: bodies\[0\].modes: .*99 fixed-interface modes asked for"):
         load_model(bad)
+
+
+def test_pictures_draw_the_deformed_edges(tmp_path):
+    """The data's edges are drawn as lines between the deformed nodes (VTK): their ends are
+    the nodes' global positions, also read back from the results file."""
+    from flexmbd.io.results_h5 import load_result
+    from flexmbd.io.vtk import scene, write_vtk
+
+    data, fe = arrays(bays=4)
+    m = fm.Model(gravity=(0, 0, -9.81))
+    b = m.modal(name="b", data=dict(data, edges=fe["edges"], interface=fe["root"]), modes=2,
+                mode_type="craig-bampton")
+    for k in fe["root"]:
+        m.spherical(GROUND, b, at=b.node_position(int(k)), name=f"r{k}")
+    res = m.simulate(t_end=0.02, h=1e-3)
+    res.save(tmp_path / "b.h5")
+    back = load_result(tmp_path / "b.h5")
+    rows = np.array([0, 10, 20])
+    lines = scene(back, rows)["lines"]
+    pos = res["b.node_positions"][rows]
+    e = fe["edges"]
+    np.testing.assert_allclose(lines[:, :len(e), 0], pos[:, e[:, 0]], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(lines[:, :len(e), 1], pos[:, e[:, 1]], rtol=0, atol=1e-12)
+    assert np.abs(pos[-1] - pos[0]).max() > 1e-6                        # it deformed
+    assert write_vtk(back, tmp_path / "vtk").endswith(".pvd")
+
+
+def test_sparse_data_and_the_sparse_eigensolvers_give_the_dense_answers(monkeypatch):
+    """Sparse triplets and a diagonal mass read like the dense matrices; the shift-invert
+    Lanczos (eigsh) and sparse LU (Craig-Bampton) paths, used above 3000 degrees of
+    freedom, give the dense eigenvalues (forced here on a small truss)."""
+    import flexmbd.bodies.fe_data as F
+
+    data, fe = arrays(bays=6)
+    K = data["stiffness"]
+    r, c = np.nonzero(K)
+    sparse = dict(nodes=data["nodes"], mass=np.diag(data["mass"]).copy(), stiffness_rows=r, stiffness_cols=c,
+                  stiffness_values=K[r, c])
+    dense_ff = free_free_modes(check_fe_data(data), 5)[0]
+    dense_cb = craig_bampton_modes(check_fe_data(data), fe["root"], 3)[0]
+    monkeypatch.setattr(F, "DENSE_LIMIT", 10)
+    sp_data = check_fe_data(sparse)
+    np.testing.assert_allclose(free_free_modes(sp_data, 5)[0], dense_ff, rtol=1e-9)
+    np.testing.assert_allclose(craig_bampton_modes(sp_data, fe["root"], 3)[0], dense_cb, rtol=1e-9)

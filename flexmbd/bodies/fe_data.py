@@ -12,6 +12,7 @@ name                shape           meaning
 ``stiffness``       (3N, 3N)        the stiffness matrix; or ``stiffness_rows`` … (sparse, COO)
 ``modes``           (3N, n)         optional: mode shapes (Craig-Bampton or free-free elastic modes)
 ``interface``       (b,)            optional: interface node indices (Craig-Bampton)
+``edges``           (E, 2)          optional: node pairs drawn as lines in pictures
 ==================  ==============  ================================================================
 
 Degrees of freedom are the nodes' translations, node-major (x₀, y₀, z₀, x₁, …): node
@@ -32,7 +33,7 @@ from __future__ import annotations
 
 import hashlib
 import pathlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg as sla
@@ -60,7 +61,7 @@ class FEData:
     modes: np.ndarray | None = None
     interface: np.ndarray | None = None
     source: str = "data"
-    extra: dict = field(default_factory=dict)
+    edges: np.ndarray | None = None
 
     @property
     def n_nodes(self) -> int:
@@ -76,7 +77,7 @@ class FEData:
 # ------------------------------------------------------------------ reading
 
 def _read_arrays(path: pathlib.Path) -> dict:
-    names = ("nodes", "mass", "stiffness", "modes", "interface")
+    names = ("nodes", "mass", "stiffness", "modes", "interface", "edges")
     keys = names + tuple(f"{m}_{p}" for m in ("mass", "stiffness") for p in ("rows", "cols", "values"))
     suffix = path.suffix.lower()
     try:
@@ -210,10 +211,16 @@ def check_fe_data(arrays: dict, where: str = "FE data") -> FEData:
     interface = None
     if "interface" in arrays:
         interface = _node_list(arrays["interface"], len(X), f"{where} key 'interface'")
-    return FEData(X, Ms, K, modes, interface, where)
+    edges = None
+    if "edges" in arrays:
+        e = np.asarray(arrays["edges"])
+        if e.ndim != 2 or e.shape[1] != 2:
+            raise ModelError(f"{where} key 'edges': shape {e.shape}, expected (E, 2)")
+        edges = _node_list(e.reshape(-1), len(X), f"{where} key 'edges'", unique=False).reshape(-1, 2)
+    return FEData(X, Ms, K, modes, interface, where, edges)
 
 
-def _node_list(values, n_nodes, where):
+def _node_list(values, n_nodes, where, unique=True):
     a = np.asarray(values).reshape(-1)
     if a.size == 0 or not np.all(np.equal(np.mod(a, 1), 0)):
         raise ModelError(f"{where}: give node indices (integers)")
@@ -221,7 +228,7 @@ def _node_list(values, n_nodes, where):
     if a.min() < 0 or a.max() >= n_nodes:
         raise ModelError(f"{where}: node index {int(a.max() if a.max() >= n_nodes else a.min())} outside "
                          f"0 … {n_nodes - 1}")
-    if len(set(a.tolist())) != len(a):
+    if unique and len(set(a.tolist())) != len(a):
         raise ModelError(f"{where}: repeated node indices")
     return a
 

@@ -146,7 +146,7 @@ class ModalBodyType(ElementType):
         node.modal_velocities = None if spec.modal_velocities is None else np.array(spec.modal_velocities)
         model.add_node(node)
         data = dict(W=inv["W"], K=inv["K"], KG=inv["KG"], Mff=inv["Mff"], C=C, stiffening=0.0, centre=c,
-                    modes=Phi, description=how)
+                    modes=Phi, description=how, edges=fe.edges)
         return Element(self.name, name, (node,), data, spec.model_copy(update={"name": name}), nodes=(node,))
 
     def added(self, model, element):
@@ -160,6 +160,16 @@ class ModalBodyType(ElementType):
                             "(save them to a .npz file and give its path)")
         out = element.spec.model_dump(mode="python", exclude_defaults=True)
         return {"name": out.pop("name"), **out}
+
+    def geometry(self, element):
+        """The data's ``edges`` as lines between FE nodes (pictures place their ends with the
+        kind's markers, so they show the deformation); nothing without edges."""
+        edges = element.data.get("edges")
+        if edges is None:
+            return []
+        node = element.nodes[0]
+        x = node.node_position(np.arange(len(node.kind.nodes)))
+        return [("line", f"{element.name}.edge{k}", node, node, x[i], x[j]) for k, (i, j) in enumerate(edges)]
 
     # ------------------------------------------------------------------ outputs
     def outputs(self, element, system):
@@ -181,7 +191,8 @@ class ModalBodyType(ElementType):
         if what == "node_positions":
             q = result.q[:, sys.config_slice(node)]
             R, A = kind.pose(q)
-            return R[:, None, :] + np.einsum("tij,tkj->tki", A, kind.nodes[None] + np.einsum("kin,tn->tki", kind.modes, eta))
+            x = kind.nodes[None] + np.einsum("kin,tn->tki", kind.modes, eta)
+            return R[:, None, :] + np.einsum("tij,tkj->tki", A, x)
         lin, ang = momenta(kind, element.data["W"], result.q[:, sys.config_slice(node)],
                            result.v[:, sys.body_slice(node)])
         return lin if what == "linear_momentum" else ang

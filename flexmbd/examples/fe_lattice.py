@@ -22,7 +22,8 @@ def truss_beam(length: float = 1.0, bays: int = 10, width: float = 0.05, E: floa
     """FE data of the truss beam (module docstring) with the keys of the modal body's data
     files: ``nodes`` (N, 3), ``mass`` (3N, 3N), ``stiffness`` (3N, 3N); and ``root``: the
     four nodes of the first station (an interface for Craig-Bampton modes or a clamp),
-    ``tip``: the last station's.  ``centered`` puts the origin at the centre of mass."""
+    ``tip``: the last station's, ``edges``: the bars' node pairs (E, 2).  ``centered`` puts the
+    origin at the centre of mass."""
     a = length / bays
     h = 0.5 * width
     corners = np.array([[h, h], [-h, h], [-h, -h], [h, -h]])
@@ -53,7 +54,7 @@ def truss_beam(length: float = 1.0, bays: int = 10, width: float = 0.05, E: floa
             Ms[i, j] += m
             Ms[j, i] += m
     return dict(nodes=nodes, mass=np.kron(Ms, np.eye(3)), stiffness=K, root=np.arange(4),
-                tip=np.arange(4 * bays, 4 * bays + 4), bars=np.array(bars))
+                tip=np.arange(4 * bays, 4 * bays + 4), edges=np.array(bars))
 
 
 def beam_properties(length=1.0, bays=10, width=0.05, E=7e10, area=1e-5, node_mass=0.05) -> dict:
@@ -73,7 +74,7 @@ def save_truss(path, **kw) -> dict:
     K = fe["stiffness"]
     rows, cols = np.nonzero(K)
     arrays = dict(nodes=fe["nodes"], mass=np.diag(fe["mass"]).copy(), stiffness_rows=rows, stiffness_cols=cols,
-                  stiffness_values=K[rows, cols], interface=fe["root"])
+                  stiffness_values=K[rows, cols], interface=fe["root"], edges=fe["edges"])
     path = pathlib.Path(path)
     if path.suffix == ".npz":
         np.savez_compressed(path, **arrays)

@@ -81,5 +81,6 @@ def kind_order(kind: NodeKind) -> tuple[int, str]:
 
 
 __all__ = ["NodeKind", "MarkerSet", "ZERO", "POINT", "VECTOR", "CONSTANT", "SPATIAL", "PLANAR", "ROTATION", "SE3",
-           "R3R3", "ANCF", "ANCF_CABLE", "ModalKind", "FEModalKind", "KINDS", "kind_from_key", "register_kind", "kind_order",
+           "R3R3", "ANCF", "ANCF_CABLE", "ModalKind", "FEModalKind", "KINDS", "kind_from_key", "register_kind",
+           "kind_order",
            "restore_kind_data"]
