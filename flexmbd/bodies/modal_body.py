@@ -45,7 +45,7 @@ class ModalBodySpec(SpecBase):
     type: Literal["modal"] = Field(description="modal")
     data: Annotated[Union[str, dict], BeforeValidator(_path_or_arrays)] = Field(
         description="the FE data: a .npz or HDF5 file (relative to the model file) with nodes, mass, stiffness "
-                    "and optionally modes and interface (docs/elements/modal-body.md); in Python also a dict of "
+                    "and optionally modes, interface and edges (docs/elements/modal-body.md); in Python also a dict of "
                     "those arrays")
     modes: Optional[int] = Field(None, ge=0, description="number of modes: of the file's modes (default all), "
                                                          "of free-free modes, or of fixed-interface modes "
