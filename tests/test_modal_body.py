@@ -363,3 +363,28 @@ def test_sparse_data_and_the_sparse_eigensolvers_give_the_dense_answers(monkeypa
     sp_data = check_fe_data(sparse)
     np.testing.assert_allclose(free_free_modes(sp_data, 5)[0], dense_ff, rtol=1e-9)
     np.testing.assert_allclose(craig_bampton_modes(sp_data, fe["root"], 3)[0], dense_cb, rtol=1e-9)
+
+
+def test_results_file_rebuilds_the_model_with_its_data_file(tmp_path, monkeypatch):
+    """`flexmbd run` of the bundled model: the results file remembers the model file's
+    directory, so outputs that are not stored (energies, element outputs) rebuild the model
+    with its data file from any working directory."""
+    import shutil
+
+    from flexmbd.cli import main
+    from flexmbd.io.results_h5 import load_result
+
+    src = fm.__file__.replace("__init__.py", "models/")
+    work = tmp_path / "models"
+    work.mkdir()
+    for name in ("fe-truss.yaml", "fe-truss.npz"):
+        shutil.copy(src + name, work / name)
+    out = tmp_path / "out.h5"
+    assert main(["run", str(work / "fe-truss.yaml"), "--t-end", "0.01", "--quiet", "-o", str(out)]) == 0
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    r = load_result(out)
+    e = r["energy.total"]
+    assert len(e) == 11 and np.all(np.isfinite(e))
+    assert r["truss.node_positions"].shape == (11, 44, 3)

@@ -10,7 +10,7 @@ docs/results-and-pictures.md for every dataset and attribute with its unit)::
     /geometry/...   inertia-equivalent boxes, spring/distance lines, joint markers (for pictures)
     /outputs/<name> every named output, written by :meth:`ResultWriter.close`
     attrs: flexmbd_version, status, complete, success, message, wall_time, n_saved,
-           settings (JSON), model_text, model_format, model_name, resumed_at (JSON) ...
+           settings (JSON), model_text, model_format, model_name, model_dir, resumed_at (JSON) ...
 
 Crash safety.  The writer writes to the final path and keeps ``status = "running"``,
 ``complete = False`` there until :meth:`ResultWriter.close` sets the final status.  Steps
@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import os
+import pathlib
 import sys
 import time
 from datetime import datetime, timezone
@@ -318,6 +319,9 @@ class ResultWriter:
         f.attrs["model_name"] = str(getattr(system.model, "name", ""))
         f.attrs["model_text"] = model_text if model_text is not None else ""
         f.attrs["model_format"] = model_format or _guess_format(model_text)
+        base = getattr(system.model, "base_dir", None)
+        if base is not None:   # data files the model names relative to itself (a modal body's FE data)
+            f.attrs["model_dir"] = str(base)
         f.attrs["settings"] = json.dumps(_as_dict(settings))
         f.attrs["resumed_at"] = "[]"
         f.attrs["n"], f.attrs["m"] = n, m
@@ -994,7 +998,7 @@ def load_result(path, model=None, rebuild=True):
 
 def _rebuild_system(res):
     """Rebuild the System from the stored model text (None if that is not possible)."""
-    model = model_from_text(res.model_text, res.attrs.get("model_format", ""))
+    model = model_from_text(res.model_text, res.attrs.get("model_format", ""), res.attrs.get("model_dir"))
     if model is None:
         return None
     try:
@@ -1017,9 +1021,11 @@ def _freeze(model):
         return model.freeze()
 
 
-def model_from_text(text, fmt=""):
+def model_from_text(text, fmt="", model_dir=None):
     """The model of stored model-file text: a :class:`~flexmbd.io.model_file.LoadedModel`
-    (``.model``, ``.freeze()``), or None when the text is empty or cannot be loaded."""
+    (``.model``, ``.freeze()``), or None when the text is empty or cannot be loaded.
+    ``model_dir``: the model file's directory (attribute ``model_dir``), against which the
+    data files it names are found."""
     if not text:
         return None
     try:
@@ -1027,7 +1033,8 @@ def model_from_text(text, fmt=""):
     except ImportError:
         return None
     try:
-        return load_model_text(text, None, fmt or None)
+        file = None if not model_dir else str(pathlib.Path(model_dir) / "model")
+        return load_model_text(text, file, fmt or None)
     except Exception:  # noqa: BLE001 - an invalid stored model: no rebuild
         return None
 
