@@ -388,3 +388,23 @@ def test_results_file_rebuilds_the_model_with_its_data_file(tmp_path, monkeypatc
     e = r["energy.total"]
     assert len(e) == 11 and np.all(np.isfinite(e))
     assert r["truss.node_positions"].shape == (11, 44, 3)
+
+
+@pytest.mark.parametrize("mode_type", ["free-free", "craig-bampton"])
+def test_modes_are_free_of_rigid_motion(mode_type):
+    """Free-free and Craig-Bampton modes are M-orthogonal to the six rigid motions: in the
+    invariants ∫ρΦ = 0 and ∫ρ X × Φ = 0 (a linearised mean-axis frame), and ΦᵀKΦ, ΦᵀMΦ are
+    diagonal for computed modes."""
+    data, fe = arrays()
+    m = fm.Model()
+    m.modal(name="b", data=dict(data, interface=fe["root"]), modes=4, mode_type=mode_type)
+    d = m.element("b").data
+    W, n = d["W"], d["modes"].shape[1]
+    ch = lambda l, a: 1 + l * (n + 1) + a                                # noqa: E731
+    first = np.array([[W[0, ch(l, a)] for a in range(1, n + 1)] for l in range(3)])
+    cross = np.array([[W[ch(l, 0), ch(j, a)] - W[ch(j, 0), ch(l, a)] for a in range(1, n + 1)]
+                      for l, j in ((1, 2), (2, 0), (0, 1))])
+    scale = np.sqrt(W[0, 0] * np.diag(d["Mff"]))
+    assert np.abs(first / scale).max() < 1e-12 and np.abs(cross / scale).max() < 1e-12
+    for A in (d["K"], d["Mff"]):
+        assert np.abs(A - np.diag(np.diag(A))).max() < 1e-10 * np.abs(A).max()
