@@ -107,15 +107,16 @@ def test_craig_bampton_body_clamped_by_joints_has_the_fe_clamped_frequencies(att
 
 def test_truss_frequency_converges_to_bernoulli_euler():
     """The FE helper itself: the clamped truss's first frequency approaches Bernoulli-Euler's
-    as the truss gets finer and more slender (error about halves: 6.0 %, 2.8 %, 1.3 %)."""
+    as the truss gets finer and more slender (11.0 %, 6.0 %, 2.8 %; 1.3 % at 80 bays, in
+    benchmarks/modal_body_checks.py)."""
     err = []
-    for bays, w in ((20, 0.05), (40, 0.025), (80, 0.0125)):
+    for bays, w in ((10, 0.05), (20, 0.05), (40, 0.025)):
         fe = truss_beam(length=1.0, bays=bays, width=w)
         p = beam_properties(length=1.0, bays=bays, width=w)
         w1 = bending_roots("clamped-free", 1)[0] ** 2 * np.sqrt(p["EI"] / p["mu"])
         err.append(1 - np.sqrt(clamped_eigenvalues(fe, 1)[0]) / w1)
-    assert err[0] < 0.07 and err[2] < 0.015
-    assert 1.8 < err[0] / err[1] < 2.6 and 1.8 < err[1] / err[2] < 2.6
+    assert err[0] < 0.12 and err[2] < 0.03
+    assert 1.6 < err[0] / err[1] < 2.6 and 1.8 < err[1] / err[2] < 2.6
 
 
 def test_dynamic_response_follows_the_modal_beam():
