@@ -305,8 +305,9 @@ solver: {{t_end: 0.02, h: 1.0e-3}}
         out[ext] = res["b.modal_coordinates"]
     np.testing.assert_allclose(out["npz"], out["h5"], rtol=0, atol=1e-15)
     assert np.abs(out["npz"]).max() > 1e-6
-    saved = dict(fe_modal._SHAPES)
+    saved, kinds = dict(fe_modal._SHAPES), dict(fe_modal._KINDS)
     fe_modal._SHAPES.clear()                       # as in another process
+    fe_modal._KINDS.clear()
     try:
         r = load_result(tmp_path / "r_npz.h5", rebuild=False)
         x = r.body_points(0, tip)
@@ -314,8 +315,10 @@ solver: {{t_end: 0.02, h: 1.0e-3}}
         eta = r.q[-1, kind.eta]
         np.testing.assert_allclose(x[-1], r.q[-1, :3] + fm.rotations.rotation_matrix(r.q[-1, 3:7])
                                    @ (tip + kind.modes[fe["tip"][0]] @ eta), atol=1e-14)
+        assert len(fe_modal._SHAPES) == 1                       # given back by the results file
     finally:
         fe_modal._SHAPES.update(saved)
+        fe_modal._KINDS.update(kinds)
     bad = tmp_path / "bad.yaml"
     bad.write_text(text.format(ext="npz", x=tip[0], y=tip[1], z=tip[2], joints=joints).replace("modes: 2", "modes: 99"))
     with pytest.raises(ModelFileError, match=r"bad.yaml:7: bodies\[0\].modes: .*99 fixed-interface modes asked for"):
@@ -401,10 +404,10 @@ def test_modes_are_free_of_rigid_motion(mode_type):
     m.modal(name="b", data=dict(data, interface=fe["root"]), modes=4, mode_type=mode_type)
     d = m.element("b").data
     W, n = d["W"], d["modes"].shape[1]
-    ch = lambda l, a: 1 + l * (n + 1) + a                                # noqa: E731
-    first = np.array([[W[0, ch(l, a)] for a in range(1, n + 1)] for l in range(3)])
-    cross = np.array([[W[ch(l, 0), ch(j, a)] - W[ch(j, 0), ch(l, a)] for a in range(1, n + 1)]
-                      for l, j in ((1, 2), (2, 0), (0, 1))])
+    ch = lambda d, a: 1 + d * (n + 1) + a                                # noqa: E731  channel (d, a)
+    first = np.array([[W[0, ch(i, a)] for a in range(1, n + 1)] for i in range(3)])
+    cross = np.array([[W[ch(i, 0), ch(j, a)] - W[ch(j, 0), ch(i, a)] for a in range(1, n + 1)]
+                      for i, j in ((1, 2), (2, 0), (0, 1))])
     scale = np.sqrt(W[0, 0] * np.diag(d["Mff"]))
     assert np.abs(first / scale).max() < 1e-12 and np.abs(cross / scale).max() < 1e-12
     for A in (d["K"], d["Mff"]):

@@ -21,7 +21,7 @@ import numpy as np
 from pydantic import BeforeValidator, ConfigDict, Field, field_validator
 
 from ..errors import ModelError
-from ..nodes.fe_modal import FEModalKind, register_shapes
+from ..nodes.fe_modal import fe_kind_from_key, register_shapes
 from ..registry import Element, ElementType, register
 from ..rotations import rotation_matrix
 from ..spec import Name, SpecBase, Vec3
@@ -129,7 +129,7 @@ class ModalBodyType(ElementType):
         n = Phi.shape[1]
         key = digest(fe.nodes, Phi)
         register_shapes(key, fe.nodes, Phi)
-        kind = FEModalKind(key, spec.attitude)
+        kind = fe_kind_from_key(key if spec.attitude == "euler-parameters" else f"{key}:{spec.attitude}")
         for k in ("modal_coordinates", "modal_velocities"):
             val = getattr(spec, k)
             if val is not None and len(val) != n:

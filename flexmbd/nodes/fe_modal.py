@@ -85,10 +85,16 @@ class FEModalKind(FloatingFrameKind):
                              element=element)
 
 
+#: kinds built from keys (their node search trees are built once)
+_KINDS: dict[str, FEModalKind] = {}
+
+
 def fe_kind_from_key(params: str) -> FEModalKind:
     """The kind of a key ``femodal:<digest>[:attitude]`` (the part after "femodal:")."""
-    digest, _, attitude = params.partition(":")
-    return FEModalKind(digest, attitude or "euler-parameters")
+    if params not in _KINDS:
+        digest, _, attitude = params.partition(":")
+        _KINDS[params] = FEModalKind(digest, attitude or "euler-parameters")
+    return _KINDS[params]
 
 
 __all__ = ["FEModalKind", "fe_kind_from_key", "register_shapes"]
