@@ -4,7 +4,7 @@ timings: every figure of the page's verification table.
     python -m benchmarks.modal_body_checks             # the figures and docs/modal_body_response.png
     python -m benchmarks.modal_body_checks --no-plot
 
-The FE model is the space-truss beam of :mod:`flexmbd.examples.fe_lattice` (the tests'
+The FE model is the space-truss beam of :mod:`flexmbd.bodies.fe_lattice` (the tests'
 data, tests/test_modal_body.py, which assert the same quantities with tolerances).
 """
 from __future__ import annotations
@@ -20,7 +20,7 @@ import flexmbd as fm
 from flexmbd.beams.sections import Section
 from flexmbd.bodies.fe_data import check_fe_data, free_free_modes
 from flexmbd.bodies.modal_beam import rigid_properties
-from flexmbd.examples.fe_lattice import beam_properties, truss_beam
+from flexmbd.bodies.fe_lattice import beam_properties, truss_beam
 from flexmbd.ground import GROUND
 from flexmbd.nodes.beam_modes import bending_roots
 from flexmbd.solvers.modes import linear_modes

@@ -8,7 +8,7 @@ Exudyn is optional (the ``bench`` extra); with ``--exudyn-python`` the peer runs
 interpreter (a throwaway venv with exudyn, numpy and scipy only): this script writes the
 FE data and the flexmbd answer to a temporary .npz and runs itself there with ``--peer``.
 
-Model: the space-truss cantilever of :mod:`flexmbd.examples.fe_lattice` (20 bays, 84
+Model: the space-truss cantilever of :mod:`flexmbd.bodies.fe_lattice` (20 bays, 84
 nodes), Craig-Bampton modes of the root section (6 static + 4 fixed-interface modes,
 computed by flexmbd and given to both codes), the four root nodes held by spherical
 joints to ground, a step load of 0.5 N along −z shared by the four tip nodes, no gravity;
@@ -33,7 +33,7 @@ H, T_END, F = 2.5e-4, 0.1, 0.5
 def flexmbd_side():
     import flexmbd as fm
     from flexmbd.bodies.fe_data import check_fe_data, normalised, select_modes
-    from flexmbd.examples.fe_lattice import truss_beam
+    from flexmbd.bodies.fe_lattice import truss_beam
     from flexmbd.ground import GROUND
 
     fe = truss_beam(length=1.0, bays=20, width=0.05, E=7e10, area=1e-5, node_mass=0.05)

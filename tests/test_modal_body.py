@@ -14,7 +14,7 @@ from flexmbd.beams.sections import Section
 from flexmbd.bodies.fe_data import check_fe_data, craig_bampton_modes, free_free_modes
 from flexmbd.bodies.modal_beam import rigid_properties
 from flexmbd.errors import ModelError
-from flexmbd.examples.fe_lattice import beam_properties, truss_beam
+from flexmbd.bodies.fe_lattice import beam_properties, truss_beam
 from flexmbd.ground import GROUND
 from flexmbd.nodes.beam_modes import bending_roots
 from flexmbd.solvers.modes import linear_modes

@@ -205,7 +205,7 @@ class ModalBodyType(ElementType):
 
         if a.kind != SPATIAL:
             return
-        from ..examples.fe_lattice import truss_beam
+        from .fe_lattice import truss_beam
         from ..ground import GROUND
 
         fe = truss_beam(length=0.4, bays=2, width=0.1, E=2e6, area=1e-4, node_mass=0.1)
