@@ -18,6 +18,7 @@ from .registry import set_module_order
 ELEMENT_MODULES = (
     "flexmbd.bodies.rigid",
     "flexmbd.bodies.modal_beam",
+    "flexmbd.bodies.modal_body",
     "flexmbd.beams.builder",
     "flexmbd.constraints.joint_types",
     "flexmbd.constraints.gear",

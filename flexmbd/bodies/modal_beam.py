@@ -161,8 +161,8 @@ def _geometric(kind, G, e_hat, dE, a, da, dda):
 
 
 class ModalInertiaGroup(InertiaGroup):
-    """Inertia of modal beams of one kind: F = Σ W_cd J_cᵀ ρ̈_d with exact ∂F/∂q, ∂F/∂q'
-    and M (module docstring)."""
+    """Inertia of modal beams (and modal bodies from FE data, :mod:`.modal_body`) of one
+    kind: F = Σ W_cd J_cᵀ ρ̈_d with exact ∂F/∂q, ∂F/∂q' and M (module docstring)."""
 
     def __init__(self, kind, bodies, dof_index, config_index, W):
         self.kind = kind
@@ -227,7 +227,7 @@ class ModalInertiaGroup(InertiaGroup):
 
 
 class ModalElasticGroup(ForceGroup):
-    """Modal stiffness, damping and centrifugal stiffening of modal beams of one kind:
+    """Modal stiffness, damping and centrifugal stiffening of modal beams and bodies of one kind:
     Q_η = −(K + s ω⊥² K_G) η − C η̇, ω' = 2 G(p) ṗ (module docstring; s = 1 with geometric
     stiffening)."""
 
@@ -283,7 +283,7 @@ class ModalElasticGroup(ForceGroup):
 
 
 class ModalWeightGroup(ForceGroup):
-    """The weight of every material point of modal beams: Q = Σ_c S_c J_cᵀ g with
+    """The weight of every material point of modal beams and bodies: Q = Σ_c S_c J_cᵀ g with
     S_c = W₀c = ∫ ρ π_c dV (module docstring), exact ∂Q/∂q."""
 
     is_load = True
@@ -312,7 +312,7 @@ class ModalWeightGroup(ForceGroup):
 
 
 class ModalNormalizationGroup(ConstraintGroup):
-    """The Euler-parameter normalisation p·p − 1 = 0 of modal beams (P1)."""
+    """The Euler-parameter normalisation p·p − 1 = 0 of modal beams and bodies (P1)."""
 
     def __init__(self, kind, bodies, dof_index, config_index):
         self.kind = kind
@@ -442,8 +442,9 @@ class ModalBeamNode(Body):
 
 
 def build_modal_beams(elements, system):
-    """Inertia, elastic forces, weight and normalisation of the modal beams, one group
-    each per node kind."""
+    """Inertia, elastic forces, weight and normalisation of the modal beams (or of the modal
+    bodies from FE data: the same element data W, K, C, KG, stiffening), one group each per
+    node kind."""
     groups = []
     gravity = system.model.gravity
     for kind in system.kinds:

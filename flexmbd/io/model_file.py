@@ -713,6 +713,8 @@ def _build(loaded, spec, names) -> Model:
         m = Model(gravity=spec.gravity, name=spec.name)
     except ModelError as exc:
         raise loaded.error(str(exc), ("gravity",)) from None
+    if loaded.file:  # data files named in the model (a modal body's FE data) are relative to it
+        m.base_dir = pathlib.Path(loaded.file).resolve().parent
     for section, i, e in _entries(spec):
         path = (section, i)
         name = names[path]

@@ -117,8 +117,13 @@ def check_structure(f, path) -> int:
     nb = len(lay["body_names"])
     if len(lay["body_kinds"]) != nb or len(lay["body_offsets"]) != nb:
         raise damaged(path, "/layout/body_names, body_kinds and body_offsets differ in length")
-    from ..nodes import kind_from_key
+    from ..nodes import kind_from_key, restore_kind_data
 
+    try:   # kinds described by data (NodeKind.stored_data): given back before their keys are read
+        for g in (lay["kind_data"].values() if "kind_data" in lay else ()):
+            restore_kind_data(_text(g.attrs["key"]), {k: g[k][()] for k in g})
+    except (KeyError, ValueError, TypeError) as exc:
+        raise damaged(path, f"/layout/kind_data: {exc}") from None
     config = lay["body_config_offsets"][()] if "body_config_offsets" in lay else lay["body_offsets"][()]
     for i, (kind_key, o, oc) in enumerate(zip(lay["body_kinds"][()], lay["body_offsets"][()], config)):
         try:

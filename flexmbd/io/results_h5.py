@@ -6,10 +6,11 @@ docs/results-and-pictures.md for every dataset and attribute with its unit)::
     /t  (N,)      /q /v /qdd /a  (N, n)      /lam  (N, m)
     /stats/iterations, refreshes, factorizations, substeps  (N,) int    /stats/seconds (N,)
     /layout/coordinate_names (n)  equation_owner, equation_label (m)  body_names, body_kinds, body_offsets
+    /layout/kind_data/<i>         arrays of kinds described by data (attribute key; NodeKind.stored_data)
     /geometry/...   inertia-equivalent boxes, spring/distance lines, joint markers (for pictures)
     /outputs/<name> every named output, written by :meth:`ResultWriter.close`
     attrs: flexmbd_version, status, complete, success, message, wall_time, n_saved,
-           settings (JSON), model_text, model_format, model_name, resumed_at (JSON) ...
+           settings (JSON), model_text, model_format, model_name, model_dir, resumed_at (JSON) ...
 
 Crash safety.  The writer writes to the final path and keeps ``status = "running"``,
 ``complete = False`` there until :meth:`ResultWriter.close` sets the final status.  Steps
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import json
 import os
+import pathlib
 import sys
 import time
 from datetime import datetime, timezone
@@ -340,6 +342,9 @@ class ResultWriter:
         f.attrs["model_name"] = str(getattr(system.model, "name", ""))
         f.attrs["model_text"] = model_text if model_text is not None else ""
         f.attrs["model_format"] = model_format or _guess_format(model_text)
+        base = getattr(system.model, "base_dir", None)
+        if base is not None:   # data files the model names relative to itself (a modal body's FE data)
+            f.attrs["model_dir"] = str(base)
         f.attrs["settings"] = json.dumps(_as_dict(settings))
         f.attrs["resumed_at"] = "[]"
         f.attrs["n"], f.attrs["m"] = n, m
@@ -369,6 +374,14 @@ class ResultWriter:
         lay.create_dataset("body_names", data=_str_list(b.name for b in model.bodies), dtype=sdt)
         lay.create_dataset("body_kinds", data=_str_list(b.kind.key for b in model.bodies), dtype=sdt)
         lay.create_dataset("body_offsets", data=np.asarray(system.offsets, dtype=np.int64))
+        kinds = {b.kind.key: b.kind for b in model.bodies}
+        for i, (key, kind) in enumerate(kinds.items()):   # kinds described by data (NodeKind.stored_data)
+            data = kind.stored_data()
+            if data:
+                g = lay.create_group(f"kind_data/{i}")
+                g.attrs["key"] = key
+                for k, val in data.items():
+                    g.create_dataset(k, data=np.asarray(val))
         lay.create_dataset("body_config_offsets",
                            data=np.asarray(getattr(system, "config_offsets", system.offsets), dtype=np.int64))
         geo = f.create_group("geometry")
@@ -1008,7 +1021,7 @@ def load_result(path, model=None, rebuild=True):
 
 def _rebuild_system(res):
     """Rebuild the System from the stored model text (None if that is not possible)."""
-    model = model_from_text(res.model_text, res.attrs.get("model_format", ""))
+    model = model_from_text(res.model_text, res.attrs.get("model_format", ""), res.attrs.get("model_dir"))
     if model is None:
         return None
     try:
@@ -1031,9 +1044,11 @@ def _freeze(model):
         return model.freeze()
 
 
-def model_from_text(text, fmt=""):
+def model_from_text(text, fmt="", model_dir=None):
     """The model of stored model-file text: a :class:`~flexmbd.io.model_file.LoadedModel`
-    (``.model``, ``.freeze()``), or None when the text is empty or cannot be loaded."""
+    (``.model``, ``.freeze()``), or None when the text is empty or cannot be loaded.
+    ``model_dir``: the model file's directory (attribute ``model_dir``), against which the
+    data files it names are found."""
     if not text:
         return None
     try:
@@ -1041,7 +1056,8 @@ def model_from_text(text, fmt=""):
     except ImportError:
         return None
     try:
-        return load_model_text(text, None, fmt or None)
+        file = None if not model_dir else str(pathlib.Path(model_dir) / "model")
+        return load_model_text(text, file, fmt or None)
     except Exception:  # noqa: BLE001 - an invalid stored model: no rebuild
         return None
 

@@ -14,6 +14,8 @@ kind                    key       nq     nv     coordinates
                         cable
 :class:`ModalKind`      modal:…   7 + n  7 + n  position, Euler parameters, n modal
                                                 coordinates of a floating-frame beam
+:class:`FEModalKind`    femodal:  7 + n  7 + n  the same, modes from finite-element data
+                        …
 ======================  ========  =====  =====  ==========================================
 
 :func:`kind_from_key` finds a kind by its key (results files store keys).  A new kind is a
@@ -57,6 +59,20 @@ from .modal import ModalKind, modal_kind_from_key  # noqa: E402  (registers itse
 
 register_kind("modal", modal_kind_from_key)
 
+from .fe_modal import FEModalKind, fe_kind_from_key, register_shapes  # noqa: E402
+
+register_kind("femodal", fe_kind_from_key)
+#: restorers of kinds' stored data by key prefix (``NodeKind.stored_data``; results files)
+_RESTORERS: dict[str, Callable] = {"femodal": lambda params, data: register_shapes(
+    params.partition(":")[0], data["nodes"], data["modes"])}
+
+
+def restore_kind_data(key: str, data: dict) -> None:
+    """Give back a kind's stored data (``NodeKind.stored_data``) before :func:`kind_from_key`."""
+    prefix, _, params = key.partition(":")
+    if prefix in _RESTORERS:
+        _RESTORERS[prefix](params, data)
+
 
 def kind_order(kind: NodeKind) -> tuple[int, str]:
     """Sort key: the fixed kinds in :data:`KINDS` order, then others by key."""
@@ -65,4 +81,6 @@ def kind_order(kind: NodeKind) -> tuple[int, str]:
 
 
 __all__ = ["NodeKind", "MarkerSet", "ZERO", "POINT", "VECTOR", "CONSTANT", "SPATIAL", "PLANAR", "ROTATION", "SE3",
-           "R3R3", "ANCF", "ANCF_CABLE", "ModalKind", "KINDS", "kind_from_key", "register_kind", "kind_order"]
+           "R3R3", "ANCF", "ANCF_CABLE", "ModalKind", "FEModalKind", "KINDS", "kind_from_key", "register_kind",
+           "kind_order",
+           "restore_kind_data"]

@@ -193,6 +193,12 @@ class NodeKind:
         :meth:`check_offsets`'s."""
         self.check_offsets(names, u, element)
 
+    def stored_data(self) -> dict | None:
+        """Arrays a results file stores so that :func:`flexmbd.nodes.kind_from_key` can
+        rebuild the kind from its key in another process (a kind described by data, such
+        as a modal body from FE data); None when the key says everything."""
+        return None
+
     def markers(self, u, mtype, anchors=None) -> MarkerSet:
         """The :class:`MarkerSet` of markers with local vectors u (N, 3) and types mtype;
         ``anchors`` (N, 3) places direction markers on the body (for deformable kinds)."""

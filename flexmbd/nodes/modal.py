@@ -174,7 +174,7 @@ class ModalMarkers(MarkerSet):
             turn = (self.mtype == VECTOR) & np.all(np.isfinite(self.anchors), axis=1)
             if turn.any():
                 self.P[turn, :, :kind.n] = -np.einsum("nij,njb->nib", _skew(self.u[turn]),
-                                                      kind.section_rotation(self.anchors[turn, 0]))
+                                                      kind.section_rotation(self.anchors[turn]))
         self.ur = self.u * self.rot[:, None]                                   # ū of rotating markers
 
     def _parts(self, qb, order):
@@ -221,46 +221,36 @@ class ModalMarkers(MarkerSet):
         return out
 
 
-class ModalKind(NodeKind):
-    """A floating-frame modal beam (module docstring): ``ends`` of :data:`ENDS`, length L,
-    the beam's start ξ₀ on the frame's x axis, and the number of modes per direction
-    (axial, bending along y, bending along z, torsion)."""
+class FloatingFrameKind(NodeKind):
+    """A floating frame of reference with n modal coordinates, q = [R, θ, η] (module
+    docstring): everything but the mode shapes, shared by the modal beam
+    (:class:`ModalKind`) and the modal body from finite-element data
+    (:class:`flexmbd.nodes.fe_modal.FEModalKind`).  A subclass sets the shapes
+    (``shape_matrix``), ``check_offsets``, ``key`` and calls :meth:`_setup`."""
 
-    name = "modal"
+    noun = "modal body"
     marker_class = ModalMarkers
     euler_frame = True
     deformable = True
 
-    def __init__(self, ends: str, length: float, start: float, counts, attitude: str = "euler-parameters",
-                 foreshortening: bool = False) -> None:
+    def _setup(self, n: int, attitude: str, mode_names) -> None:
+        """The attitude, the sizes and the coordinate names (n modal coordinates called ``mode_names``)."""
         if attitude not in ATTITUDES:
-            raise ValueError(f"modal kind: unknown attitude {attitude!r}; known: {', '.join(ATTITUDES)}")
+            raise ValueError(f"{self.name} kind: unknown attitude {attitude!r}; known: {', '.join(ATTITUDES)}")
         self.attitude = ATTITUDES[attitude]
         self.r = self.attitude.r
-        if ends not in ENDS:
-            raise ValueError(f"modal kind: unknown ends {ends!r}; known: {', '.join(ENDS)}")
-        self.ends, self.length, self.start = ends, float(length), float(start)
-        self.counts = tuple(int(c) for c in counts)
-        if len(self.counts) != 4 or min(self.counts) < 0 or not self.length > 0:
-            raise ValueError(f"modal kind: bad parameters {ends, length, start, counts}")
-        self.n = sum(self.counts)
+        self.n = int(n)
         self.nq = self.nv = 3 + self.r + self.n
-        self.modes = [BeamModes("rod" if f in ("axial", "torsion") else "bending", ends, c, self.length)
-                      for f, c in zip(FAMILIES, self.counts)]
-        letters = ("u", "v", "w", "t")
-        self.coordinate_names = ("x", "y", "z") + self.attitude.names + tuple(
-            f"{letter}{i + 1}" for letter, c in zip(letters, self.counts) for i in range(c))
+        self.coordinate_names = ("x", "y", "z") + self.attitude.names + tuple(mode_names)
         self.velocity_names = self.coordinate_names
         self.ground_q = np.r_[0.0, 0.0, 0.0, self.attitude.identity, np.zeros(self.n)]
-        first = np.cumsum((0,) + self.counts)
-        #: the modal coordinates of each direction: slices into η
-        self.slices = {f: slice(int(first[i]), int(first[i + 1])) for i, f in enumerate(FAMILIES)}
-        #: the products η_i η_j (i ≤ j, modes of one bending direction) of the foreshortening
-        self.foreshortening = bool(foreshortening) and self.counts[1] + self.counts[2] > 0
-        self.pairs = [(i, j) for f in ("bending_y", "bending_z") if self.foreshortening
-                      for i in range(self.slices[f].start, self.slices[f].stop)
-                      for j in range(i, self.slices[f].stop)]
-        #: length of ê = [1, η, (η_i η_j)]
+        self._set_pairs([])
+
+    def _set_pairs(self, pairs) -> None:
+        """The products η_i η_j (i ≤ j) in ê = [1, η, (η_i η_j)] (the beam's foreshortening;
+        none for linear kinematics)."""
+        self.pairs = list(pairs)
+        #: length of ê
         self.na = 1 + self.n + len(self.pairs)
         d2 = np.zeros((self.na, self.n, self.n))
         for b, (i, j) in enumerate(self.pairs):
@@ -268,13 +258,6 @@ class ModalKind(NodeKind):
             d2[1 + self.n + b, j, i] += 1.0
         #: ∂²ê/∂η∂η (na, n, n), constant
         self.e_hat_dd = d2
-
-    @property
-    def key(self) -> str:
-        key = f"modal:{self.ends}:{self.length!r}:{self.start!r}:" + ".".join(str(c) for c in self.counts)
-        if self.attitude.name != "euler-parameters":
-            key = f"{key}:{self.attitude.name}"
-        return f"{key}:foreshortening" if self.foreshortening else key
 
     # ------------------------------------------- the monomials ê of the modal coordinates
     def e_hat(self, eta: np.ndarray) -> np.ndarray:
@@ -307,87 +290,29 @@ class ModalKind(NodeKind):
         """The modal coordinates' slice of q (and of v)."""
         return slice(3 + self.r, self.nq)
 
-    # ----------------------------------------------------------------- shapes
-    def mode_values(self, s, d: int = 0) -> list[np.ndarray]:
-        """The d-th derivatives of the modes of each direction at s (from the beam's start)."""
-        return [m.values(s, d) for m in self.modes]
-
     def shape_matrix(self, u) -> np.ndarray:
         """S(ū) (N, 3, n) at material points ū (N, 3) in the undeformed frame."""
-        u = np.asarray(u, dtype=float).reshape(-1, 3)
-        # points of bodies lie on the beam (check_offsets); ground's points, evaluated on
-        # ground's slot of this kind (η = 0), may lie anywhere: clipped so that the
-        # hyperbolic parts stay finite
-        s, y, z = np.clip(u[:, 0] - self.start, 0.0, self.length), u[:, 1], u[:, 2]
-        (fu, fv, fw, ft), (_, dv, dw, _) = self.mode_values(s, 0), self.mode_values(s, 1)
-        S = np.zeros((len(u), 3, self.n))
-        sl = self.slices
-        S[:, 0, sl["axial"]] = fu
-        S[:, 0, sl["bending_y"]] = -y[:, None] * dv
-        S[:, 1, sl["bending_y"]] = fv
-        S[:, 0, sl["bending_z"]] = -z[:, None] * dw
-        S[:, 2, sl["bending_z"]] = fw
-        S[:, 1, sl["torsion"]] = -z[:, None] * ft
-        S[:, 2, sl["torsion"]] = y[:, None] * ft
-        return S
+        raise NotImplementedError
 
-    def section_rotation(self, x) -> np.ndarray:
-        """S_θ(ξ) (N, 3, n): the small rotation vector of the section at frame coordinate ξ,
-        θ = S_θ η in frame axes (Bernoulli-Euler: θ_x = φ_θ η_θ, θ_y = −w′, θ_z = v′)."""
-        x = np.atleast_1d(np.asarray(x, dtype=float))
-        s = np.clip(x - self.start, 0.0, self.length)
-        (_, _, _, ft), (_, dv, dw, _) = self.mode_values(s, 0), self.mode_values(s, 1)
-        out = np.zeros((len(x), 3, self.n))
-        sl = self.slices
-        out[:, 0, sl["torsion"]] = ft
-        out[:, 1, sl["bending_z"]] = -dw
-        out[:, 2, sl["bending_y"]] = dv
-        return out
-
-    def slope_products(self, x) -> np.ndarray:
-        """G(ξ) = ∫₀^ξ φ′ φ′ᵀ dξ′ for the pairs (N, n_pairs), the integral of the bending
-        slopes' products from the frame origin (ξ = 0) to the points' ξ (signed), by Gauss
-        quadrature; the foreshortening of the axis at ξ is −½ Σ_(i≤j) c_ij G_ij(ξ) η_i η_j
-        (c = 1 on the diagonal, 2 off it)."""
-        x = np.atleast_1d(np.asarray(x, dtype=float))
-        if not self.pairs:
-            return np.zeros((len(x), 0))
-        s_ref = -self.start
-        s_end = np.clip(x - self.start, 0.0, self.length)
-        sg, wg = gauss_rule(self.length, max(self.counts))
-        span = (s_end - s_ref)[:, None] / self.length
-        s = s_ref + sg[None, :] * span                                  # (N, m) points from the origin
-        w = wg[None, :] * span
-        slopes = np.zeros(s.shape + (self.n,))
-        for f, modes in (("bending_y", self.modes[1]), ("bending_z", self.modes[2])):
-            if modes.n:
-                slopes[..., self.slices[f]] = modes.values(s.ravel(), 1).reshape(*s.shape, -1)
-        i, j = np.array(self.pairs).T
-        return np.einsum("nk,nkb->nb", w, slopes[..., i] * slopes[..., j])
+    def pair_coefficients(self, u) -> np.ndarray:
+        """The point coefficients of the pairs (N, 3, n_pairs) (the beam's foreshortening)."""
+        return np.zeros((len(u), 3, len(self.pairs)))
 
     def point_coefficients(self, u) -> np.ndarray:
-        """P(ū) (N, 3, na) with x = ū + S η + foreshortening = P ê (ê of :meth:`e_hat`):
-        [ū, S(ū), −½ c_ij G_ij(ξ) e_x] (the foreshortening moves every point of a section
-        along the frame's x axis by the shortening of the deflected axis up to it)."""
+        """P(ū) (N, 3, na) with x = P ê (ê of :meth:`e_hat`): [ū, S(ū), pair coefficients]."""
         u = np.asarray(u, dtype=float).reshape(-1, 3)
         P = np.zeros((len(u), 3, self.na))
         P[:, :, 0] = u
         P[:, :, 1:1 + self.n] = self.shape_matrix(u)
         if self.pairs:
-            i, j = np.array(self.pairs).T
-            P[:, 0, 1 + self.n:] = -0.5 * np.where(i == j, 1.0, 2.0) * self.slope_products(u[:, 0])
+            P[:, :, 1 + self.n:] = self.pair_coefficients(u)
         return P
 
-    def check_offsets(self, names, u, element=None):
-        u = np.asarray(u, dtype=float).reshape(-1, 3)
-        s = u[:, 0] - self.start
-        tol = 1e-9 * self.length
-        bad = np.flatnonzero((s < -tol) | (s > self.length + tol))
-        if len(bad):
-            k = int(bad[0])
-            who = f"{element}: " if element else ""
-            raise ModelError(f"{who}the point at x = {u[k, 0]:g} in the frame of modal beam {names[k]!r} lies off the "
-                             f"beam, which spans x = {self.start:g} … {self.start + self.length:g}", element=element)
+    def section_rotation(self, x) -> np.ndarray:
+        """S_θ (N, 3, n): the small rotation, θ = S_θ η, of the material at anchors x (N, 3)
+        of direction markers; zero here (directions follow the frame), the beam's sections
+        turn (:class:`ModalKind`)."""
+        return np.zeros((len(np.atleast_2d(x)), 3, self.n))
 
     def check_directions(self, names, u, element=None):
         """Directions follow the floating frame: every direction is fine."""
@@ -415,7 +340,7 @@ class ModalKind(NodeKind):
             try:
                 th = self.attitude.from_matrix(A)
             except ValueError as exc:
-                raise ModelError(f"modal beam: {exc}") from None
+                raise ModelError(f"{self.noun}: {exc}") from None
             q = np.concatenate([x, th, z], axis=1)
             thd = np.linalg.solve(self._rates(q)[2], w[:, :, None])[:, :, 0]
         return np.concatenate([x, th, z], axis=1), np.concatenate([xd, thd, z], axis=1)
@@ -520,6 +445,124 @@ class ModalKind(NodeKind):
         return Q, K
 
 
+
+class ModalKind(FloatingFrameKind):
+    """A floating-frame modal beam (module docstring): ``ends`` of :data:`ENDS`, length L,
+    the beam's start ξ₀ on the frame's x axis, and the number of modes per direction
+    (axial, bending along y, bending along z, torsion)."""
+
+    name = "modal"
+    noun = "modal beam"
+
+    def __init__(self, ends: str, length: float, start: float, counts, attitude: str = "euler-parameters",
+                 foreshortening: bool = False) -> None:
+        if ends not in ENDS:
+            raise ValueError(f"modal kind: unknown ends {ends!r}; known: {', '.join(ENDS)}")
+        self.ends, self.length, self.start = ends, float(length), float(start)
+        self.counts = tuple(int(c) for c in counts)
+        if len(self.counts) != 4 or min(self.counts) < 0 or not self.length > 0:
+            raise ValueError(f"modal kind: bad parameters {ends, length, start, counts}")
+        letters = ("u", "v", "w", "t")
+        self._setup(sum(self.counts), attitude,
+                    [f"{letter}{i + 1}" for letter, c in zip(letters, self.counts) for i in range(c)])
+        self.modes = [BeamModes("rod" if f in ("axial", "torsion") else "bending", ends, c, self.length)
+                      for f, c in zip(FAMILIES, self.counts)]
+        first = np.cumsum((0,) + self.counts)
+        #: the modal coordinates of each direction: slices into η
+        self.slices = {f: slice(int(first[i]), int(first[i + 1])) for i, f in enumerate(FAMILIES)}
+        #: the products η_i η_j (i ≤ j, modes of one bending direction) of the foreshortening
+        self.foreshortening = bool(foreshortening) and self.counts[1] + self.counts[2] > 0
+        self._set_pairs([(i, j) for f in ("bending_y", "bending_z") if self.foreshortening
+                         for i in range(self.slices[f].start, self.slices[f].stop)
+                         for j in range(i, self.slices[f].stop)])
+
+    @property
+    def key(self) -> str:
+        key = f"modal:{self.ends}:{self.length!r}:{self.start!r}:" + ".".join(str(c) for c in self.counts)
+        if self.attitude.name != "euler-parameters":
+            key = f"{key}:{self.attitude.name}"
+        return f"{key}:foreshortening" if self.foreshortening else key
+
+    # ----------------------------------------------------------------- shapes
+    def mode_values(self, s, d: int = 0) -> list[np.ndarray]:
+        """The d-th derivatives of the modes of each direction at s (from the beam's start)."""
+        return [m.values(s, d) for m in self.modes]
+
+    def shape_matrix(self, u) -> np.ndarray:
+        """S(ū) (N, 3, n) at material points ū (N, 3) in the undeformed frame."""
+        u = np.asarray(u, dtype=float).reshape(-1, 3)
+        # points of bodies lie on the beam (check_offsets); ground's points, evaluated on
+        # ground's slot of this kind (η = 0), may lie anywhere: clipped so that the
+        # hyperbolic parts stay finite
+        s, y, z = np.clip(u[:, 0] - self.start, 0.0, self.length), u[:, 1], u[:, 2]
+        (fu, fv, fw, ft), (_, dv, dw, _) = self.mode_values(s, 0), self.mode_values(s, 1)
+        S = np.zeros((len(u), 3, self.n))
+        sl = self.slices
+        S[:, 0, sl["axial"]] = fu
+        S[:, 0, sl["bending_y"]] = -y[:, None] * dv
+        S[:, 1, sl["bending_y"]] = fv
+        S[:, 0, sl["bending_z"]] = -z[:, None] * dw
+        S[:, 2, sl["bending_z"]] = fw
+        S[:, 1, sl["torsion"]] = -z[:, None] * ft
+        S[:, 2, sl["torsion"]] = y[:, None] * ft
+        return S
+
+    def section_rotation(self, x) -> np.ndarray:
+        """S_θ(ξ) (N, 3, n): the small rotation vector of the section at frame coordinate ξ
+        (the anchors' first coordinate), θ = S_θ η in frame axes (Bernoulli-Euler:
+        θ_x = φ_θ η_θ, θ_y = −w′, θ_z = v′)."""
+        x = np.atleast_2d(np.asarray(x, dtype=float))[:, 0]
+        s = np.clip(x - self.start, 0.0, self.length)
+        (_, _, _, ft), (_, dv, dw, _) = self.mode_values(s, 0), self.mode_values(s, 1)
+        out = np.zeros((len(x), 3, self.n))
+        sl = self.slices
+        out[:, 0, sl["torsion"]] = ft
+        out[:, 1, sl["bending_z"]] = -dw
+        out[:, 2, sl["bending_y"]] = dv
+        return out
+
+    def slope_products(self, x) -> np.ndarray:
+        """G(ξ) = ∫₀^ξ φ′ φ′ᵀ dξ′ for the pairs (N, n_pairs), the integral of the bending
+        slopes' products from the frame origin (ξ = 0) to the points' ξ (signed), by Gauss
+        quadrature; the foreshortening of the axis at ξ is −½ Σ_(i≤j) c_ij G_ij(ξ) η_i η_j
+        (c = 1 on the diagonal, 2 off it)."""
+        x = np.atleast_1d(np.asarray(x, dtype=float))
+        if not self.pairs:
+            return np.zeros((len(x), 0))
+        s_ref = -self.start
+        s_end = np.clip(x - self.start, 0.0, self.length)
+        sg, wg = gauss_rule(self.length, max(self.counts))
+        span = (s_end - s_ref)[:, None] / self.length
+        s = s_ref + sg[None, :] * span                                  # (N, m) points from the origin
+        w = wg[None, :] * span
+        slopes = np.zeros(s.shape + (self.n,))
+        for f, modes in (("bending_y", self.modes[1]), ("bending_z", self.modes[2])):
+            if modes.n:
+                slopes[..., self.slices[f]] = modes.values(s.ravel(), 1).reshape(*s.shape, -1)
+        i, j = np.array(self.pairs).T
+        return np.einsum("nk,nkb->nb", w, slopes[..., i] * slopes[..., j])
+
+    def pair_coefficients(self, u) -> np.ndarray:
+        """−½ c_ij G_ij(ξ) e_x (N, 3, n_pairs): the foreshortening moves every point of a
+        section along the frame's x axis by the shortening of the deflected axis up to it."""
+        u = np.asarray(u, dtype=float).reshape(-1, 3)
+        out = np.zeros((len(u), 3, len(self.pairs)))
+        if self.pairs:
+            i, j = np.array(self.pairs).T
+            out[:, 0] = -0.5 * np.where(i == j, 1.0, 2.0) * self.slope_products(u[:, 0])
+        return out
+
+    def check_offsets(self, names, u, element=None):
+        u = np.asarray(u, dtype=float).reshape(-1, 3)
+        s = u[:, 0] - self.start
+        tol = 1e-9 * self.length
+        bad = np.flatnonzero((s < -tol) | (s > self.length + tol))
+        if len(bad):
+            k = int(bad[0])
+            who = f"{element}: " if element else ""
+            raise ModelError(f"{who}the point at x = {u[k, 0]:g} in the frame of modal beam {names[k]!r} lies off the "
+                             f"beam, which spans x = {self.start:g} … {self.start + self.length:g}", element=element)
+
 def modal_kind_from_key(params: str) -> ModalKind:
     """The kind of a key ``modal:<ends>:<L>:<ξ₀>:<n_u>.<n_v>.<n_w>.<n_θ>[:euler-313][:foreshortening]``
     (the part after "modal:")."""
@@ -531,5 +574,5 @@ def modal_kind_from_key(params: str) -> ModalKind:
                      foreshortening="foreshortening" in flags)
 
 
-__all__ = ["ModalKind", "ModalMarkers", "modal_kind_from_key", "FAMILIES", "C_L", "ATTITUDES",
+__all__ = ["FloatingFrameKind", "ModalKind", "ModalMarkers", "modal_kind_from_key", "FAMILIES", "C_L", "ATTITUDES",
            "EulerParameterAttitude", "Euler313Attitude"]

@@ -24,7 +24,7 @@ from ..compile_watch import CompileWatch
 from ..system import JACOBIAN_TERMS, freeze_reporting, jacobian_terms
 from .initial import ConsistentAccelerations, StepState, characteristic_scales, initial_state  # noqa: F401
 from ..linalg import LinearSolver, SingularMatrixError
-from ..services import provide
+from ..services import provide, service
 from .diagnose import dependent_constraints, nonfinite_time_function
 from .events import EventWatch
 from .adaptive import Controller, ErrorControl
@@ -224,9 +224,7 @@ def _initial(system, s, t0):
     diagnosis)."""
     q = None
     if s.initial == "static":
-        from .static import static_equilibrium
-
-        st = static_equilibrium(system.model, system=system, time=t0, linear_solver=s.linear_solver)
+        st = service("static_equilibrium")(system.model, system=system, time=t0, linear_solver=s.linear_solver)
         if not st.success:
             raise ModelError(f"initial: static — the static equilibrium at t = {t0:g} s was not found: {st.message}",
                              key="initial")

@@ -1,6 +1,7 @@
 """Reference comparisons for the floating-frame modal beam (P4; docs/elements/ffr-beam.md):
 its natural frequencies from the linearised analysis against Bernoulli-Euler theory, and
-the spin-up beam against the SE(3) beam."""
+the spin-up beam against the SE(3) beam; the modal body from FE data
+(docs/elements/modal-body.md): its frequencies against the FE model's eigenvalues."""
 from __future__ import annotations
 
 import numpy as np
@@ -34,6 +35,36 @@ def frequencies_case():
         for i, (ref, val) in enumerate(zip(bending_roots(ends, 3) ** 2 * w, elastic)):
             out.append(compare("ffr-frequencies", f"{ends} bending mode {i + 1}", ref, val, unit="rad/s",
                                tolerance=1e-9, source=BE))
+    return out
+
+
+@case("fe-modal-frequencies", description="modal body from FE data (space truss, 44 nodes): free-free (6 modes) "
+      "and Craig-Bampton held at the root nodes (6 + 4 modes): linearised frequencies vs the FE eigenvalues")
+def fe_modal_frequencies_case():
+    import scipy.linalg as sla
+
+    from ...bodies.fe_data import check_fe_data, free_free_modes
+    from ...bodies.fe_lattice import truss_beam
+
+    fe = truss_beam(length=1.0, bays=10, width=0.05, E=7e10, area=1e-5, node_mass=0.05)
+    data = {k: fe[k] for k in ("nodes", "mass", "stiffness")}
+    out, name = [], "fe-modal-frequencies"
+    m = fm.Model()
+    m.modal(name="b", data=data, modes=6)
+    ref = np.sqrt(free_free_modes(check_fe_data(data), 6)[0])
+    for i, (r, v) in enumerate(zip(ref, np.sort(linear_modes(m).omega)[6:])):
+        out.append(compare(name, f"free-free mode {i + 1}", r, v, unit="rad/s", tolerance=1e-9,
+                           source="FE model's free-free eigenvalues (scipy.linalg.eigh)"))
+    m = fm.Model()
+    b = m.modal(name="b", data=dict(data, interface=fe["root"]), modes=4, mode_type="craig-bampton")
+    for k in fe["root"]:
+        m.spherical(GROUND, b, at=b.node_position(int(k)), name=f"root{k}")
+    keep = np.setdiff1d(np.arange(len(fe["stiffness"])), (3 * fe["root"][:, None] + np.arange(3)).ravel())
+    ref = np.sqrt(sla.eigh(fe["stiffness"][np.ix_(keep, keep)], fe["mass"][np.ix_(keep, keep)], eigvals_only=True,
+                           subset_by_index=[0, 3]))
+    for i, (r, v) in enumerate(zip(ref, np.sort(linear_modes(m).omega))):
+        out.append(compare(name, f"clamped mode {i + 1}", r, v, unit="rad/s", tolerance=1e-9,
+                           source="FE model's eigenvalues with the root nodes held"))
     return out
 
 
