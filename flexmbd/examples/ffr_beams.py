@@ -46,7 +46,7 @@ def hub_angle(omega: float = OMEGA, T: float = T_UP) -> UserFunction:
     return UserFunction(f, df, ddf)
 
 
-def spin_up_model(formulation: str = "modal", stiffening: bool = True, modes: int = 3, elements: int = 10) -> fm.Model:
+def spin_up_model(formulation: str = "modal", stiffening: bool | str = True, modes: int = 3, elements: int = 10) -> fm.Model:
     """The spin-up beam as a modal beam (``formulation`` "modal", ``modes`` in-plane
     clamped-free bending modes) or an SE(3) beam ("se3", ``elements`` linear elements),
     its root on a revolute joint at the origin with the hub angle driven."""
