@@ -10,7 +10,7 @@ For each worker count a local cluster of processes is started (not timed), every
 runs one case first (Numba's cached machine code is loaded then: not timed), then the
 study is timed from submission to the last row written, table included.  "one by one"
 runs :func:`flexmbd.sweep.case.run_case` in a loop in this process (warm).  The figures
-and the machine are appended to benchmarks/results.jsonl.
+and the machine are appended to benchmarks/sweep_throughput.jsonl.
 """
 from __future__ import annotations
 
@@ -93,7 +93,7 @@ def main(argv=None):
            "commit": commit, "machine": {"cores": os.cpu_count(), "python": platform.python_version()},
            "runs": [{"run": name, "cases": n, "wall_s": wall, "cases_per_min": 60 * n / wall}
                     for name, n, wall in rows]}
-    with open(HERE / "results.jsonl", "a", encoding="utf-8") as fh:
+    with open(HERE / "sweep_throughput.jsonl", "a", encoding="utf-8") as fh:
         fh.write(json.dumps(rec) + "\n")
 
 
