@@ -180,9 +180,10 @@ class Model:
         constraints and a constant mass matrix; kind ``ancf`` — use it for bodies joined to
         ANCF beams).  Joints and force elements connect bodies of the same kind only.
 
-        ``visual``: what the body looks like in pictures (``flexmbd.visuals`` ``Box``,
-        ``Cylinder``, ``Sphere``, ``Capsule``, ``Mesh``, or a list of them, in the body frame;
-        default: bars between its joint points, docs/viewer.md).
+        ``visual``: what the body looks like in pictures (``flexmbd.visuals.Box``,
+        ``flexmbd.visuals.Cylinder``, ``flexmbd.visuals.Sphere``, ``flexmbd.visuals.Capsule``,
+        ``flexmbd.visuals.Mesh``, or a list of them, in the body frame; default: bars between
+        its joint points, docs/viewer.md).
         """
         return self._add("rigid", name, mass=mass, inertia=inertia, position=position, orientation=orientation,
                          velocity=velocity, angular_velocity=angular_velocity, parameterization=parameterization,
