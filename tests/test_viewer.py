@@ -167,6 +167,17 @@ def test_decimation_is_stated(runs):
     assert len(choose_rows(10001, 1000, 0, 0, max_bytes=4_000_000)) < 200   # the byte budget binds
 
 
+def test_plotted_outputs_carry_components_and_units(runs):
+    _, h5 = runs
+    d = page_data(load_result(h5["slider-crank"]), plot=["crank.position", "sda.force", "crank.orientation",
+                                                         "energy.kinetic"])
+    got = [(s["name"], s["k"], s["labels"], s["unit"]) for s in d["series"]]
+    assert got[0] == ("crank.position", 3, ["x", "y", "z"], "m")
+    assert got[1] == ("sda.force", 1, ["force"], "N")
+    assert got[2][1:] in ((4, ["e0", "e1", "e2", "e3"], "1"), (1, ["angle"], "rad"))
+    assert got[3][2:] == (["kinetic"], "J")
+
+
 def test_view_command_writes_one_offline_page(runs, tmp_path, capsys):
     _, h5 = runs
     out = tmp_path / "sc.html"
@@ -242,6 +253,11 @@ def test_page_in_a_browser(runs, browser, name, frame):
         t = float(res.t[data["rows"][frame]])
         assert page.inner_text("#tlabel") == f"t = {t:.4f} s" != t0
         assert page.evaluate("flexmbdViewer.cursorX") > x0                      # the plot's cursor follows
+        shown = page.evaluate("flexmbdViewer.plot")                            # axes and legend
+        s0 = data["series"][0]
+        assert shown["x"] == "t [s]" and shown["y"] == f"{s0['name']} [m]" and shown["legend"] == ["x", "y", "z"]
+        assert len(set(shown["colors"])) == 3
+        assert page.is_visible("#legend i")
         R, A = res.body_poses([data["rows"][frame]])
         for i in range(len(res.body_names)):
             assert np.allclose(page.evaluate(f"flexmbdViewer.bodyPosition({i})"), R[0, i], atol=2e-6 * (1 + abs(R).max()))
@@ -320,6 +336,9 @@ def test_serve_follows_a_growing_file(runs, tmp_path):
 
         t = np.frombuffer(base64.b64decode(new["t"]), dtype=np.float64)
         np.testing.assert_allclose(t, load_result(path).t[n0:])
+        (y,) = [np.frombuffer(base64.b64decode(b), dtype=np.float32) for b in new["series"][:1]]
+        name = page_data(load_result(path))["series"][0]["name"]
+        np.testing.assert_allclose(y.reshape(n1 - n0, -1), load_result(path)[name][n0:], rtol=1e-6, atol=1e-6)
     finally:
         got["httpd"].shutdown()
         th.join(10)
@@ -348,6 +367,8 @@ def test_served_page_follows_the_run_in_a_browser(runs, browser, tmp_path):
         page.goto(got["url"])
         page.wait_for_function("window.flexmbdViewer && window.flexmbdViewer.ready", timeout=60000)
         page.evaluate(f"flexmbdViewer.setFrame({n0 - 1})")        # at the end: the page follows the run
+        t0 = load_result(path).t
+        assert page.evaluate("flexmbdViewer.plot.lastTime") == pytest.approx(t0[-1])
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             assert main(["run", os.path.join(MODELS, "slider-crank-sda.yaml"), "--resume", path, "--t-end", "0.4",
@@ -356,6 +377,7 @@ def test_served_page_follows_the_run_in_a_browser(runs, browser, tmp_path):
         page.wait_for_function(f"flexmbdViewer.nFrames === {n1}", timeout=30000)
         page.wait_for_function(f"flexmbdViewer.frame === {n1 - 1}", timeout=10000)
         assert page.inner_text("#tlabel") == f"t = {load_result(path).t[-1]:.4f} s"
+        assert page.evaluate("flexmbdViewer.plot.lastTime") == pytest.approx(load_result(path).t[-1])   # the plot grew
         assert errors == []
     finally:
         page.close()

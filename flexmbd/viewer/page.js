@@ -325,40 +325,59 @@ VIS.beams.forEach((bm, ib) => {
 // ------------------------------------------------------------------ plot
 const plot = document.getElementById('plot');
 const plotSel = document.getElementById('series');
-const SER = D.series.map(s => ({ name: s.name, k: s.k, y: f32(s.data) }));
+const SER = D.series.map(s => ({ name: s.name, k: s.k, labels: s.labels || [], unit: s.unit || '', y: f32(s.data) }));
 SER.forEach((s, i) => { const o = document.createElement('option'); o.value = i; o.textContent = s.name; plotSel.appendChild(o); });
-plotSel.onchange = () => drawPlot();
+const legend = document.getElementById('legend');
+plotSel.onchange = () => { showLegend(); drawPlot(); };
 let cursorX = null;
 const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b'];
+const PML = 66, PMR = 8, PMT = 8, PMB = 18;      // plot margins (px)
+const yLabel = s => s.unit ? `${s.name} [${s.unit}]` : s.name;
+function showLegend() {          // component names in their line colours
+  legend.textContent = '';
+  if (!SER.length) return;
+  const s = SER[+plotSel.value || 0];
+  for (let c = 0; c < s.k; c++) {
+    const e = document.createElement('span'), sw = document.createElement('i');
+    sw.style.background = COLORS[c % COLORS.length];
+    e.appendChild(sw); e.appendChild(document.createTextNode(s.labels[c] || `[${c}]`));
+    legend.appendChild(e);
+  }
+}
+function plotRows(s) { return Math.min(s.y.length / s.k, NF); }
 function drawPlot() {
   const ctx = plot.getContext('2d');
   const W = plot.width = plot.clientWidth, H = plot.height = plot.clientHeight;
   ctx.clearRect(0, 0, W, H);
   if (!SER.length) return;
   const s = SER[+plotSel.value || 0];
-  const n = s.y.length / s.k;
+  const n = plotRows(s);
   let lo = Infinity, hi = -Infinity;
-  for (const v of s.y) { if (isFinite(v)) { lo = Math.min(lo, v); hi = Math.max(hi, v); } }
+  for (let i = 0; i < n * s.k; i++) { const v = s.y[i]; if (isFinite(v)) { lo = Math.min(lo, v); hi = Math.max(hi, v); } }
   if (!(hi > lo)) { hi = lo + 1; lo -= 1; }
-  const ml = 52, mr = 8, mt = 8, mb = 18;
+  const ml = PML, mr = PMR, mt = PMT, mb = PMB;
   const X = t => ml + (W - ml - mr) * (t - T[0]) / ((T[NF - 1] - T[0]) || 1);
   const Y = v => H - mb - (H - mt - mb) * (v - lo) / (hi - lo);
   ctx.font = '11px sans-serif'; ctx.fillStyle = '#333';
   const fmt = v => (Math.abs(v) < 1e-9 * (hi - lo) ? '0' : String(Number(v.toPrecision(4))));
-  ctx.fillText(fmt(hi), 2, mt + 8); ctx.fillText(fmt(lo), 2, H - mb);
+  ctx.fillText(fmt(hi), 16, mt + 8); ctx.fillText(fmt(lo), 16, H - mb);
   ctx.fillText(`${T[0].toFixed(2)} s`, ml, H - 4); ctx.fillText(`${T[NF - 1].toFixed(2)} s`, W - mr - 40, H - 4);
+  ctx.textAlign = 'center'; ctx.fillText('t [s]', ml + 0.5 * (W - ml - mr), H - 4);
+  ctx.save(); ctx.translate(11, mt + 0.5 * (H - mt - mb)); ctx.rotate(-Math.PI / 2);
+  ctx.fillText(yLabel(s), 0, 0); ctx.restore(); ctx.textAlign = 'left';
   ctx.strokeStyle = '#bbb'; ctx.strokeRect(ml, mt, W - ml - mr, H - mt - mb);
   for (let c = 0; c < s.k; c++) {
     ctx.strokeStyle = COLORS[c % COLORS.length]; ctx.beginPath();
-    for (let i = 0; i < Math.min(n, NF); i++) { const x = X(T[i]), y = Y(s.y[i * s.k + c]); i ? ctx.lineTo(x, y) : ctx.moveTo(x, y); }
+    for (let i = 0; i < n; i++) { const x = X(T[i]), y = Y(s.y[i * s.k + c]); i ? ctx.lineTo(x, y) : ctx.moveTo(x, y); }
     ctx.stroke();
   }
   cursorX = X(T[frame]);
   ctx.strokeStyle = '#000'; ctx.beginPath(); ctx.moveTo(cursorX, mt); ctx.lineTo(cursorX, H - mb); ctx.stroke();
 }
+showLegend();
 plot.onclick = ev => {
-  const r = plot.getBoundingClientRect(), ml = 52, mr = 8;
-  const t = T[0] + (ev.clientX - r.left - ml) / (r.width - ml - mr) * (T[NF - 1] - T[0]);
+  const r = plot.getBoundingClientRect();
+  const t = T[0] + (ev.clientX - r.left - PML) / (r.width - PML - PMR) * (T[NF - 1] - T[0]);
   setPlaying(false); draw(findFrame(t));
 };
 
@@ -411,6 +430,8 @@ if (D.live) {
           const follow = frame >= NF - 1;
           T = cat64(T, t2);
           POSE = cat(POSE, f32(u.pose)); LINES = cat(LINES, f32(u.lines)); MARK = cat(MARK, f32(u.markers));
+          // the plot grows with the picture (an output missing from one answer stops growing, unshifted)
+          if (u.series) SER.forEach((s, i) => { if (u.series[i] && s.y.length === NF * s.k) s.y = cat(s.y, f32(u.series[i])); });
           NF = u.nf; slider.max = NF - 1;
           document.getElementById('info').textContent = u.info;
           if (follow && !playing) draw(NF - 1); else drawPlot();
@@ -428,6 +449,12 @@ window.flexmbdViewer = {
   get nFrames() { return NF; },
   get time() { return T[frame]; },
   get cursorX() { return cursorX; },
+  get plot() {                // what the plot shows: its axes, legend and the time of its last point
+    const s = SER[+plotSel.value || 0];
+    if (!s) return null;
+    return { x: 't [s]', y: yLabel(s), legend: Array.from(legend.children, e => e.textContent),
+             colors: Array.from(legend.children, e => e.firstChild.style.background), lastTime: T[plotRows(s) - 1] };
+  },
   get frames() { const c = fpsCount; fpsCount = 0; return c; },
   setFrame(f) { setPlaying(false); draw(Math.max(0, Math.min(NF - 1, f | 0))); renderer.render(scene, camera); dirty = false; },
   showFrame(f) { draw(Math.max(0, Math.min(NF - 1, f | 0))); },   // drawn at the next animation frame
