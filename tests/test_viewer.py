@@ -49,6 +49,34 @@ solver:
   h: 0.01
 """
 
+MODAL_MODEL = """\
+format: 1
+name: modal-beams
+gravity: [0.0, 0.0, -9.81]
+bodies:
+  - name: flat
+    type: modal_beam
+    length: 1.0
+    ends: clamped-free
+    modes: {bending_y: 1, bending_z: 1}
+    section: {shape: rectangle, width2: 0.1, height3: 0.02, E: 7.0e10, nu: 0.33, rho: 2700}
+    visual: {color: red}
+  - name: round
+    type: modal_beam
+    length: 1.0
+    ends: clamped-free
+    modes: {bending_z: 1}
+    section: {shape: circle, d: 0.02, E: 7.0e10, nu: 0.33, rho: 2700}
+    position: [0.0, 0.6, 0.0]
+    visual: {color: "#00c000", radius: 0.04}
+joints:
+  - {type: revolute, name: pin1, body_i: ground, body_j: flat, at: [0, 0, 0], axis: [0, 1, 0]}
+  - {type: revolute, name: pin2, body_i: ground, body_j: round, at: [0, 0.6, 0], axis: [0, 1, 0]}
+solver:
+  t_end: 0.05
+  h: 0.005
+"""
+
 MODELS = os.path.join(os.path.dirname(__file__), os.pardir, "flexmbd", "models")
 
 
@@ -68,10 +96,14 @@ def runs(tmp_path_factory):
     beam = os.path.join(tmp, "hanging-beam.yaml")
     with open(beam, "w") as fh:
         fh.write(BEAM_MODEL)
+    modal = os.path.join(tmp, "modal-beams.yaml")
+    with open(modal, "w") as fh:
+        fh.write(MODAL_MODEL)
     out = {"slider-crank": _run(tmp, "slider-crank", os.path.join(MODELS, "slider-crank-sda.yaml"), 0.3),
            "beam": _run(tmp, "beam", beam, 0.3),
            "tensegrity": _run(tmp, "tensegrity", os.path.join(MODELS, "tensegrity-prism.yaml"), 0.3),
-           "p3-crank-slider": _run(tmp, "p3-crank-slider", os.path.join(MODELS, "p3-crank-slider.yaml"), 0.02)}
+           "p3-crank-slider": _run(tmp, "p3-crank-slider", os.path.join(MODELS, "p3-crank-slider.yaml"), 0.02),
+           "modal": _run(tmp, "modal", modal, 0.05)}
     return tmp, out
 
 
@@ -112,6 +144,32 @@ def test_model_file_visuals_are_stored(runs):
     (beam,) = vis["beams"]
     assert beam["color"] == "#8fa3b5" and beam["radius"] == pytest.approx(0.01) and len(beam["nodes"]) == 9
     assert all(vis["bodies"][i] == [] for i in beam["nodes"])         # beam nodes are drawn by the sweep
+
+
+def test_modal_beam_visuals(runs):
+    """A modal beam's visual (model file): its colour on every axis segment; a rectangle section
+    swept as boxes of the section's sides; a given radius a round tube of that radius."""
+    _, h5 = runs
+    vis = _vis(h5["modal"])
+    names = load_result(h5["modal"]).body_names
+    flat, rnd = names.index("flat"), names.index("round")
+    by_body = {b: [ln for ln in vis["lines"] if ln.get("body") == b] for b in (flat, rnd)}
+    assert len(by_body[flat]) == len(by_body[rnd]) == 16
+    assert all(ln["color"] == "#d62728" and ln["box"] == [0.1, 0.02] for ln in by_body[flat])
+    assert all(ln["color"] == "#00c000" and ln["radius"] == 0.04 and "box" not in ln for ln in by_body[rnd])
+    assert vis["bodies"][flat] == vis["bodies"][rnd] == []
+    from flexmbd.visuals import BeamVisual
+
+    m = Model()                                        # the Python API takes the same visual
+    m.modal_beam(name="f", length=1, ends="free-free", modes={"bending_y": 1}, visual=BeamVisual(color="blue"),
+                 section={"shape": "circle", "d": 0.02, "E": 7e10, "nu": 0.3, "rho": 2700})
+    from flexmbd.io.results_h5 import system_geometry
+
+    lines = json.loads(system_geometry(m.freeze())["visuals"][0])["lines"]
+    assert {ln["color"] for ln in lines} == {"#1f77b4"} and lines[0]["radius"] == pytest.approx(0.01)
+    with pytest.raises(Exception, match="reddish"):
+        m.modal_beam(name="g", length=1, ends="free-free", modes={"bending_y": 1}, visual={"color": "reddish"},
+                     section={"shape": "circle", "d": 0.02, "E": 7e10, "nu": 0.3, "rho": 2700})
 
 
 def test_tensegrity_struts_are_bars_between_cable_ends(runs):
@@ -275,6 +333,30 @@ def test_page_in_a_browser(runs, browser, name, frame):
         if shots:
             page.evaluate(f"flexmbdViewer.setFrame({frame})")
             page.screenshot(path=os.path.join(shots, f"viewer_{name}.png"))
+        assert errors == []
+    finally:
+        page.close()
+
+
+def test_modal_beams_in_a_browser(runs, browser):
+    """The red box-section beam and the green tube are drawn in their colours; hiding one removes it."""
+    tmp, h5 = runs
+    html = os.path.join(tmp, "modal.html")
+    write_html(load_result(h5["modal"]), html)
+    page, errors = _open(browser, html)
+
+    def share(img, rgb):
+        return np.mean(np.abs(img - np.array(rgb, float)).max(axis=2) < 60)
+
+    try:
+        page.evaluate("flexmbdViewer.setFrame(3)")
+        a = _canvas(page)
+        red, green = share(a, (214, 39, 40)), share(a, (0, 192, 0))
+        assert red > 1e-3 and green > 1e-3, (red, green)
+        names = load_result(h5["modal"]).body_names
+        page.locator(f"input[data-body='{names.index('flat')}']").uncheck()
+        b = _canvas(page)
+        assert share(b, (214, 39, 40)) < 0.1 * red and share(b, (0, 192, 0)) > 0.5 * green
         assert errors == []
     finally:
         page.close()

@@ -176,6 +176,7 @@ def system_geometry(system):
 
     lines, markers = [], []
     line_global, marker_global, attachments, line_sections, marker_axes, grounded = [], [], [], [], [], []
+    line_elements = []
     for e in model.elements:
         for item in e.type.geometry(e):
             if item[0] == "line":
@@ -183,6 +184,7 @@ def system_geometry(system):
                 lines.append((name, e.kind, bi(b0), bi(b1), _local(b0, p0), _local(b1, p1)))
                 line_global += [np.asarray(p0, float), np.asarray(p1, float)]
                 line_sections.append(e.type.section)
+                line_elements.append(e.name)
                 if e.type.section != "beams":
                     attachments += [(bi(b0), _local(b0, p0)), (bi(b1), _local(b1, p1))]
             else:
@@ -204,6 +206,7 @@ def system_geometry(system):
     vis = resolve(system, {"box_half_extents": np.array(half).reshape(nb, 3), "box_axes": np.array(axes).reshape(nb, 3, 3),
                            "line_global": line_global, "marker_global": marker_global, "attachments": attachments,
                            "line_kinds": [x[1] for x in lines], "line_sections": line_sections,
+                           "line_elements": line_elements,
                            "marker_kinds": [x[1] for x in markers], "marker_axes": marker_axes,
                            "marker_grounded": grounded})
     return {

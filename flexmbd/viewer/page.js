@@ -123,11 +123,15 @@ VIS.beams.forEach((bm, ib) => {
   for (const n of bm.nodes) beamNode.push([n, bm.radius, c, ib]);
 });
 // lines: coils, rods and tubes between their two points
-const lineRods = [], coils = [];
+// (the axis lines of a modal beam, "sweep": its section along them, a box for a rectangle section)
+const lineRods = [], lineBoxes = [], coils = [];
+const lineBody = ln => (ln.body === undefined ? -1 : ln.body);
 VIS.lines.forEach((ln, i) => {
   if (ln.style === 'coil') coils.push([i, ln.radius]);
-  else if (ln.style !== 'beam') lineRods.push([i, ln.style === 'tube' ? 3 * ln.radius : ln.radius,
-                                              new THREE.Color(ln.style === 'tube' ? '#3b6ea5' : '#555555')]);
+  else if (ln.style !== 'beam' && ln.box) lineBoxes.push([i, ln.box, new THREE.Color(ln.color), lineBody(ln)]);
+  else if (ln.style !== 'beam') lineRods.push([i, ln.sweep ? ln.radius : (ln.style === 'tube' ? 3 * ln.radius : ln.radius),
+                                              new THREE.Color(ln.color || (ln.style === 'tube' ? '#3b6ea5' : '#555555')),
+                                              lineBody(ln)]);
 });
 function instancedOf(geom, list, colourOf) {
   const m = new THREE.InstancedMesh(geom, mat(), Math.max(list.length, 1));
@@ -141,6 +145,7 @@ function instancedOf(geom, list, colourOf) {
 }
 const segMesh = instancedOf(geoms.cylinder, beamSeg.concat(lineRods.map(r => [null, null, r[1], r[2]])), it => it[3]);
 const nodeMesh = instancedOf(geoms.sphere, beamNode, it => it[2]);
+const boxSegMesh = instancedOf(geoms.box, lineBoxes, it => it[2]);
 const TURNS = 10, PER = 12, NCOIL = TURNS * PER;
 const coilGeom = new THREE.BufferGeometry();
 coilGeom.setAttribute('position', new THREE.Float32BufferAttribute(new Float32Array(Math.max(coils.length, 1) * NCOIL * 2 * 3), 3));
@@ -241,11 +246,28 @@ function draw(f) {
   for (const [n0, n1, r, , ib] of beamSeg) {
     if (beamHidden[ib]) segMesh.setMatrixAt(j++, ZERO); else segment(segMesh, j++, pos(n0, _a), pos(n1, _b), r);
   }
-  for (const [i, r] of lineRods) {
+  for (const [i, r, , b] of lineRods) {
     const o = (f * NL + i) * 6;
+    if (b >= 0 && hidden[b]) { segMesh.setMatrixAt(j++, ZERO); continue; }
     segment(segMesh, j++, _a.set(LINES[o], LINES[o + 1], LINES[o + 2]), _b.set(LINES[o + 3], LINES[o + 4], LINES[o + 5]), r);
   }
   segMesh.instanceMatrix.needsUpdate = true;
+  lineBoxes.forEach(([i, [w, h], , b], k) => {     // a box along the segment, its sides along the frame's y, z
+    const o = (f * NL + i) * 6;
+    if (b >= 0 && hidden[b]) { boxSegMesh.setMatrixAt(k, ZERO); return; }
+    _a.set(LINES[o], LINES[o + 1], LINES[o + 2]); _b.set(LINES[o + 3], LINES[o + 4], LINES[o + 5]);
+    _d.subVectors(_b, _a);
+    const L = _d.length();
+    const ex = L > 0 ? _d.clone().divideScalar(L) : new THREE.Vector3(1, 0, 0);
+    const ey = new THREE.Vector3(0, 1, 0);
+    if (b >= 0) ey.applyQuaternion(quat(f, b));
+    ey.addScaledVector(ex, -ey.dot(ex)).normalize();
+    const ez = new THREE.Vector3().crossVectors(ex, ey);
+    _m.makeBasis(ex, ey, ez).scale(new THREE.Vector3(L, w, h));
+    _m.setPosition(_p.addVectors(_a, _b).multiplyScalar(0.5));
+    boxSegMesh.setMatrixAt(k, _m);
+  });
+  boxSegMesh.instanceMatrix.needsUpdate = true;
   beamNode.forEach(([n, r, , ib], k) => {
     pos(n, _p);
     nodeMesh.setMatrixAt(k, beamHidden[ib] ? ZERO : _m.compose(_p, _q.identity(), new THREE.Vector3(r, r, r)));
@@ -304,7 +326,7 @@ document.getElementById('shot').onclick = () => {
 // show/hide per body
 const list = document.getElementById('bodies');
 D.body_names.forEach((nm, b) => {
-  if (!VIS.bodies[b].length) return;
+  if (!VIS.bodies[b].length && !VIS.lines.some(ln => ln.body === b)) return;
   const lab = document.createElement('label');
   const cb = document.createElement('input');
   cb.type = 'checkbox'; cb.checked = true; cb.dataset.body = b;

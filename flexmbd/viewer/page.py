@@ -96,7 +96,8 @@ def default_series(result, limit: int = 3) -> list[str]:
     """Outputs plotted when none are named: the positions of the first few moving bodies."""
     names = list(result.layout["body_names"])
     R, _ = result.body_poses([0, len(result.t) - 1]) if len(result.t) else (np.zeros((0, len(names), 3)), None)
-    moving = [n for i, n in enumerate(names) if len(R) and np.linalg.norm(R[-1, i] - R[0, i]) > 0]
+    tol = 1e-9 * (1.0 + (float(np.abs(R).max()) if np.size(R) else 0.0))      # round-off is not moving
+    moving = [n for i, n in enumerate(names) if len(R) and np.linalg.norm(R[-1, i] - R[0, i]) > tol]
     return [f"{n}.position" for n in (moving or names)[:limit]]
 
 
