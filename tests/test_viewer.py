@@ -172,6 +172,59 @@ def test_modal_beam_visuals(runs):
                      section={"shape": "circle", "d": 0.02, "E": 7e10, "nu": 0.3, "rho": 2700})
 
 
+def test_mesh_visual_from_an_stl_file(tmp_path):
+    """A body drawn as an STL mesh (trimesh): the page carries its triangles (scaled to metres,
+    in the body frame) and the VTK export has them at the body's pose."""
+    trimesh = pytest.importorskip("trimesh")
+    V = np.array([[0.0, 0.0, 0.0], [200.0, 0.0, 0.0], [0.0, 100.0, 0.0], [0.0, 0.0, 50.0]])   # mm
+    F = np.array([[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]])
+    stl = tmp_path / "wedge.stl"
+    trimesh.Trimesh(vertices=V, faces=F, process=False).export(stl)
+    model = tmp_path / "mesh.yaml"
+    model.write_text(f"""\
+format: 1
+name: mesh-pendulum
+gravity: [0.0, 0.0, -9.81]
+bodies:
+  - name: bob
+    mass: 1.0
+    inertia: [1.0e-3, 1.0e-3, 1.0e-3]
+    position: [0.5, 0.0, 0.0]
+    visual: {{type: mesh, path: {json.dumps(str(stl))}, scale: 0.001, color: orange, offset: [0.0, 0.0, 0.1]}}
+joints:
+  - {{type: revolute, name: pin, body_i: ground, body_j: bob, at: [0, 0, 0], axis: [0, 1, 0]}}
+solver:
+  t_end: 0.05
+  h: 0.01
+""")
+    h5 = _run(str(tmp_path), "mesh", str(model), 0.05)
+    html = tmp_path / "mesh.html"
+    assert main(["view", h5, "-o", str(html)]) == 0
+    text = html.read_text()
+    data = json.loads(text.split('id="flexmbd-data">', 1)[1].split("</script>", 1)[0])
+    (prim,) = data["visuals"]["bodies"][0]
+    assert prim["type"] == "mesh" and prim["color"] == "#ff7f0e" and prim["p"] == [0.0, 0.0, 0.1]
+    pv, pf = np.reshape(prim["vertices"], (-1, 3)), np.reshape(prim["faces"], (-1, 3))
+    assert len(pf) == 4
+    tri = {tuple(sorted(map(tuple, np.round(pv[f], 9)))) for f in pf}        # the same triangles, in metres
+    assert tri == {tuple(sorted(map(tuple, np.round(1e-3 * V[f], 9)))) for f in F}
+    pytest.importorskip("meshio")
+    import meshio
+
+    from flexmbd.io.vtk import write_vtk
+
+    res = load_result(h5)
+    pvd = write_vtk(res, str(tmp_path / "vtk"), every=5)
+    last = sorted(p for p in os.listdir(tmp_path / "vtk") if p.endswith(".vtu"))[-1]
+    m = meshio.read(tmp_path / "vtk" / last)
+    (tris,) = [c.data for c in m.cells if c.type == "triangle"]
+    assert len(tris) == 4 and os.path.exists(pvd)
+    R, A = res.body_poses([len(res.t) - 1])
+    want = R[0, 0] + (1e-3 * V + [0, 0, 0.1]) @ A[0, 0].T                    # the wedge at the last pose
+    got = m.points[np.unique(tris)]
+    assert np.allclose(np.sort(got, axis=0), np.sort(want, axis=0), atol=1e-9)
+
+
 def test_tensegrity_struts_are_bars_between_cable_ends(runs):
     _, h5 = runs
     vis = _vis(h5["tensegrity"])
