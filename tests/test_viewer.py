@@ -426,6 +426,11 @@ def test_play_and_hide_in_a_browser(runs, browser):
         page.locator("input[data-body='0']").uncheck()            # hide the crank
         b = _canvas(page)
         assert np.mean(np.abs(a - b).sum(axis=2) > 30) > 1e-3
+        box = page.locator("#plot").bounding_box()                 # a click on the plot jumps to its time
+        ml = 66                                                    # the plot's left margin (page.js PML)
+        page.mouse.click(box["x"] + ml + 0.5 * (box["width"] - ml - 8), box["y"] + 0.5 * box["height"])
+        t = load_result(h5["slider-crank"]).t
+        assert page.evaluate("flexmbdViewer.time") == pytest.approx(0.5 * (t[0] + t[-1]), abs=1.01 * (t[1] - t[0]))
         page.select_option("#speed", "5")
         page.click("#play")
         page.wait_for_function("flexmbdViewer.frame > 5", timeout=20000)

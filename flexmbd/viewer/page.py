@@ -113,8 +113,8 @@ def series_labels(name: str, k: int) -> tuple[list[str], str]:
                                                               [f"{what}[{c}]" for c in range(k)], "rad")
     if k == 1:
         return [what], unit
-    if k == 3 and " or " not in unit and "by equation" not in unit:
-        return ["x", "y", "z"], unit
+    if k in (2, 3) and " or " not in unit and "by equation" not in unit:     # a planar or spatial vector
+        return ["x", "y", "z"][:k], unit
     return [f"{what}[{c}]" for c in range(k)], unit
 
 
