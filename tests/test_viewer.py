@@ -395,7 +395,7 @@ def test_modal_beams_in_a_browser(runs, browser):
     """The red box-section beam and the green tube are drawn in their colours; hiding one removes it."""
     tmp, h5 = runs
     html = os.path.join(tmp, "modal.html")
-    write_html(load_result(h5["modal"]), html)
+    write_html(load_result(h5["modal"]), html, plot=["flat.tip_deflection", "round.tip_deflection"])
     page, errors = _open(browser, html)
 
     def share(img, rgb):
@@ -405,8 +405,12 @@ def test_modal_beams_in_a_browser(runs, browser):
         page.evaluate("flexmbdViewer.setFrame(3)")
         a = _canvas(page)
         red, green = share(a, (214, 39, 40)), share(a, (0, 192, 0))
+        assert page.evaluate("flexmbdViewer.plot.y") == "flat.tip_deflection [m]"
         assert red > 1e-3 and green > 1e-3, (red, green)
         names = load_result(h5["modal"]).body_names
+        shots = os.environ.get("FLEXMBD_SCREENSHOTS")
+        if shots:
+            page.screenshot(path=os.path.join(shots, "viewer_modal-beams.png"))
         page.locator(f"input[data-body='{names.index('flat')}']").uncheck()
         b = _canvas(page)
         assert share(b, (214, 39, 40)) < 0.1 * red and share(b, (0, 192, 0)) > 0.5 * green

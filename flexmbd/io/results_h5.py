@@ -235,7 +235,8 @@ def output_unit(name):
             "reaction": "N", "multipliers": "N, N m or N/m by equation", "normal_force": "N",
             "friction_force": "N (sliding) or N m (pins)", "slip_velocity": "m/s (sliding) or rad/s (pins)",
             "slip_state": "1 (+1/−1 slipping that way, 0 sticking)", "position_error": "m (norm of Φ)",
-            "velocity_error": "m/s (norm of Φ')"}.get(what, "")
+            "velocity_error": "m/s (norm of Φ')", "tip_deflection": "m", "node_displacements": "m",
+            "node_positions": "m", "linear_momentum": "kg m/s", "angular_momentum": "kg m²/s"}.get(what, "")
 
 
 # ====================================================================== writer

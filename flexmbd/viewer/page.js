@@ -381,9 +381,11 @@ function drawPlot() {
   const X = t => ml + (W - ml - mr) * (t - T[0]) / ((T[NF - 1] - T[0]) || 1);
   const Y = v => H - mb - (H - mt - mb) * (v - lo) / (hi - lo);
   ctx.font = '11px sans-serif'; ctx.fillStyle = '#333';
-  const fmt = v => (Math.abs(v) < 1e-9 * (hi - lo) ? '0' : String(Number(v.toPrecision(4))));
-  ctx.fillText(fmt(hi), 16, mt + 8); ctx.fillText(fmt(lo), 16, H - mb);
-  ctx.fillText(`${T[0].toFixed(2)} s`, ml, H - 4); ctx.fillText(`${T[NF - 1].toFixed(2)} s`, W - mr - 40, H - 4);
+  const fmt = v => (Math.abs(v) < 1e-9 * (hi - lo) ? '0' : (Math.abs(v) < 1e-2 || Math.abs(v) >= 1e5)
+    ? v.toExponential(2).replace('e+', 'e') : String(Number(v.toPrecision(4))));
+  ctx.textAlign = 'right'; ctx.fillText(fmt(hi), ml - 3, mt + 8); ctx.fillText(fmt(lo), ml - 3, H - mb);
+  ctx.textAlign = 'left'; ctx.fillText(`${T[0].toFixed(2)} s`, ml, H - 4);
+  ctx.textAlign = 'right'; ctx.fillText(`${T[NF - 1].toFixed(2)} s`, W - mr, H - 4);
   ctx.textAlign = 'center'; ctx.fillText('t [s]', ml + 0.5 * (W - ml - mr), H - 4);
   ctx.save(); ctx.translate(11, mt + 0.5 * (H - mt - mb)); ctx.rotate(-Math.PI / 2);
   ctx.fillText(yLabel(s), 0, 0); ctx.restore(); ctx.textAlign = 'left';
