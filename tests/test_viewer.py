@@ -172,14 +172,20 @@ def test_modal_beam_visuals(runs):
                      section={"shape": "circle", "d": 0.02, "E": 7e10, "nu": 0.3, "rho": 2700})
 
 
-def test_mesh_visual_from_an_stl_file(tmp_path):
-    """A body drawn as an STL mesh (trimesh): the page carries its triangles (scaled to metres,
-    in the body frame) and the VTK export has them at the body's pose."""
+def _wedge_stl(tmp_path):
+    """A tetrahedron (mm) written as STL with trimesh: (path, vertices, faces)."""
     trimesh = pytest.importorskip("trimesh")
     V = np.array([[0.0, 0.0, 0.0], [200.0, 0.0, 0.0], [0.0, 100.0, 0.0], [0.0, 0.0, 50.0]])   # mm
     F = np.array([[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]])
     stl = tmp_path / "wedge.stl"
     trimesh.Trimesh(vertices=V, faces=F, process=False).export(stl)
+    return stl, V, F
+
+
+def test_mesh_visual_from_an_stl_file(tmp_path):
+    """A body drawn as an STL mesh (trimesh): the page carries its triangles (scaled to metres,
+    in the body frame) and the VTK export has them at the body's pose."""
+    stl, V, F = _wedge_stl(tmp_path)
     model = tmp_path / "mesh.yaml"
     model.write_text(f"""\
 format: 1
@@ -414,6 +420,34 @@ def test_modal_beams_in_a_browser(runs, browser):
         page.locator(f"input[data-body='{names.index('flat')}']").uncheck()
         b = _canvas(page)
         assert share(b, (214, 39, 40)) < 0.1 * red and share(b, (0, 192, 0)) > 0.5 * green
+        assert errors == []
+    finally:
+        page.close()
+
+
+def test_mesh_in_a_browser(browser, tmp_path):
+    """A mesh visual given in Python (``Mesh``) is drawn: its colour is on the canvas, hiding its
+    body removes it."""
+    from flexmbd.visuals import Mesh
+
+    stl, _, _ = _wedge_stl(tmp_path)
+    m = Model(gravity=(0, 0, -9.81))
+    b = m.rigid_body("bob", mass=1, inertia=(1e-3, 1e-3, 1e-3), position=(0.3, 0, 0),
+                     visual=Mesh(str(stl), scale=0.002, color="orange"))
+    m.revolute(GROUND, b, at=(0, 0, 0), axis=(0, 1, 0))
+    html = tmp_path / "mesh.html"
+    m.simulate(t_end=0.02, h=0.01).view(html)
+    page, errors = _open(browser, html)
+
+    def orange(img):
+        return np.mean(np.abs(img - np.array((255, 127, 14), float)).max(axis=2) < 70)
+
+    try:
+        page.evaluate("flexmbdViewer.setFrame(0)")
+        share = orange(_canvas(page))
+        assert share > 1e-3
+        page.locator("input[data-body='0']").uncheck()
+        assert orange(_canvas(page)) < 0.1 * share
         assert errors == []
     finally:
         page.close()
