@@ -221,7 +221,7 @@ solver:
 
     res = load_result(h5)
     pvd = write_vtk(res, str(tmp_path / "vtk"), every=5)
-    last = sorted(p for p in os.listdir(tmp_path / "vtk") if p.endswith(".vtu"))[-1]
+    last = max(p for p in os.listdir(tmp_path / "vtk") if p.endswith(".vtu"))
     m = meshio.read(tmp_path / "vtk" / last)
     (tris,) = [c.data for c in m.cells if c.type == "triangle"]
     assert len(tris) == 4 and os.path.exists(pvd)
