@@ -270,6 +270,21 @@ def _beam_radius(spec, length_scale):
     return 0.01 * length_scale
 
 
+def _swept_axis(spec, length_scale) -> dict:
+    """How the axis lines of a body with a beam section (a modal beam) are drawn: the section
+    swept along them, as a beam's — ``{"sweep": True, "radius", "color"}``, and
+    ``"box": [width2, height3]`` for a rectangle section (a box along each segment, its sides
+    along the frame's y and z axes) unless a ``radius`` is given."""
+    vis = getattr(spec, "visual", None)
+    out = {"sweep": True, "radius": _beam_radius(spec, length_scale),
+           "color": vis.color if vis is not None and vis.color else BEAM_COLOR}
+    sec = spec.section
+    w, h = getattr(sec, "width2", None), getattr(sec, "height3", None)
+    if w and h and (vis is None or vis.radius is None):
+        out["box"] = [float(w), float(h)]
+    return out
+
+
 def _distinct(points, tol):
     out = []
     for p in points:
@@ -338,7 +353,7 @@ def resolve(system, geometry: dict) -> dict:
         i = idx[id(b)]
         color = PALETTE[k % len(PALETTE)]
         k += 1
-        vis = getattr(e.spec, "visual", None)
+        vis = None if b.kind.deformable else getattr(e.spec, "visual", None)   # a modal beam's: its axis lines
         user = getattr(model, "visuals", {}).get(b.name)
         if user is not None:
             vis = user
@@ -373,9 +388,16 @@ def resolve(system, geometry: dict) -> dict:
             bodies[i] = [_prim("box", np.eye(3), np.zeros(3), ROD_COLOR, size=[0.02 * scale] * 3)]
     # --- lines and markers
     lines = []
-    for kind, section in zip(geometry["line_kinds"], geometry["line_sections"]):
+    by_name = {e.name: e for e in model.elements}
+    owners = geometry.get("line_elements") or [None] * len(geometry["line_kinds"])
+    for kind, section, owner in zip(geometry["line_kinds"], geometry["line_sections"], owners):
         style = {"forces": "coil", "beams": "beam", "bodies": "tube"}.get(section, "rod")
-        lines.append({"style": style, "radius": min(0.015 * scale, 0.06 * typical) * (1 if style == "coil" else 0.4)})
+        line = {"style": style, "radius": min(0.015 * scale, 0.06 * typical) * (1 if style == "coil" else 0.4)}
+        e = by_name.get(owner)
+        if style == "tube" and e is not None and "visual" in type(e.spec).model_fields \
+                and getattr(e.spec, "section", None) is not None:
+            line.update(_swept_axis(e.spec, scale), body=idx[id(e.nodes[0])])
+        lines.append(line)
     markers = []
     for kind, ax, grounded in zip(geometry["marker_kinds"], geometry["marker_axes"], geometry["marker_grounded"]):
         glyph = _GLYPHS.get(kind, "ball")

@@ -60,6 +60,7 @@ from ..nodes import SPATIAL
 from ..registry import Element, ElementType, register
 from ..rotations import rotation_matrix
 from ..spec import Name, SpecBase, Vec3
+from ..visuals import BeamVisual
 from .rigid import Body
 from .shapes import Orientation, _orientation
 
@@ -417,6 +418,9 @@ class ModalBeamSpec(SpecBase):
     stress_points: Optional[list[Vec3]] = Field(None, description="points (x along the beam in the frame, y, z in "
                                                                   "the section) [m] whose axial strain and stress "
                                                                   "are outputs")
+    visual: Optional[BeamVisual] = Field(None, description="how the beam is drawn: color and the tube radius "
+                                                           "(default: from the section; a rectangle section is "
+                                                           "drawn as a box section); no effect on the dynamics")
 
     @field_validator("modal_coordinates", "modal_velocities")
     @classmethod

@@ -176,6 +176,7 @@ def system_geometry(system):
 
     lines, markers = [], []
     line_global, marker_global, attachments, line_sections, marker_axes, grounded = [], [], [], [], [], []
+    line_elements = []
     for e in model.elements:
         for item in e.type.geometry(e):
             if item[0] == "line":
@@ -183,6 +184,7 @@ def system_geometry(system):
                 lines.append((name, e.kind, bi(b0), bi(b1), _local(b0, p0), _local(b1, p1)))
                 line_global += [np.asarray(p0, float), np.asarray(p1, float)]
                 line_sections.append(e.type.section)
+                line_elements.append(e.name)
                 if e.type.section != "beams":
                     attachments += [(bi(b0), _local(b0, p0)), (bi(b1), _local(b1, p1))]
             else:
@@ -204,6 +206,7 @@ def system_geometry(system):
     vis = resolve(system, {"box_half_extents": np.array(half).reshape(nb, 3), "box_axes": np.array(axes).reshape(nb, 3, 3),
                            "line_global": line_global, "marker_global": marker_global, "attachments": attachments,
                            "line_kinds": [x[1] for x in lines], "line_sections": line_sections,
+                           "line_elements": line_elements,
                            "marker_kinds": [x[1] for x in markers], "marker_axes": marker_axes,
                            "marker_grounded": grounded})
     return {
@@ -232,7 +235,8 @@ def output_unit(name):
             "reaction": "N", "multipliers": "N, N m or N/m by equation", "normal_force": "N",
             "friction_force": "N (sliding) or N m (pins)", "slip_velocity": "m/s (sliding) or rad/s (pins)",
             "slip_state": "1 (+1/−1 slipping that way, 0 sticking)", "position_error": "m (norm of Φ)",
-            "velocity_error": "m/s (norm of Φ')"}.get(what, "")
+            "velocity_error": "m/s (norm of Φ')", "tip_deflection": "m", "node_displacements": "m",
+            "node_positions": "m", "linear_momentum": "kg m/s", "angular_momentum": "kg m²/s"}.get(what, "")
 
 
 # ====================================================================== writer

@@ -123,11 +123,15 @@ VIS.beams.forEach((bm, ib) => {
   for (const n of bm.nodes) beamNode.push([n, bm.radius, c, ib]);
 });
 // lines: coils, rods and tubes between their two points
-const lineRods = [], coils = [];
+// (the axis lines of a modal beam, "sweep": its section along them, a box for a rectangle section)
+const lineRods = [], lineBoxes = [], coils = [];
+const lineBody = ln => (ln.body === undefined ? -1 : ln.body);
 VIS.lines.forEach((ln, i) => {
   if (ln.style === 'coil') coils.push([i, ln.radius]);
-  else if (ln.style !== 'beam') lineRods.push([i, ln.style === 'tube' ? 3 * ln.radius : ln.radius,
-                                              new THREE.Color(ln.style === 'tube' ? '#3b6ea5' : '#555555')]);
+  else if (ln.style !== 'beam' && ln.box) lineBoxes.push([i, ln.box, new THREE.Color(ln.color), lineBody(ln)]);
+  else if (ln.style !== 'beam') lineRods.push([i, ln.sweep ? ln.radius : (ln.style === 'tube' ? 3 * ln.radius : ln.radius),
+                                              new THREE.Color(ln.color || (ln.style === 'tube' ? '#3b6ea5' : '#555555')),
+                                              lineBody(ln)]);
 });
 function instancedOf(geom, list, colourOf) {
   const m = new THREE.InstancedMesh(geom, mat(), Math.max(list.length, 1));
@@ -141,6 +145,7 @@ function instancedOf(geom, list, colourOf) {
 }
 const segMesh = instancedOf(geoms.cylinder, beamSeg.concat(lineRods.map(r => [null, null, r[1], r[2]])), it => it[3]);
 const nodeMesh = instancedOf(geoms.sphere, beamNode, it => it[2]);
+const boxSegMesh = instancedOf(geoms.box, lineBoxes, it => it[2]);
 const TURNS = 10, PER = 12, NCOIL = TURNS * PER;
 const coilGeom = new THREE.BufferGeometry();
 coilGeom.setAttribute('position', new THREE.Float32BufferAttribute(new Float32Array(Math.max(coils.length, 1) * NCOIL * 2 * 3), 3));
@@ -241,11 +246,28 @@ function draw(f) {
   for (const [n0, n1, r, , ib] of beamSeg) {
     if (beamHidden[ib]) segMesh.setMatrixAt(j++, ZERO); else segment(segMesh, j++, pos(n0, _a), pos(n1, _b), r);
   }
-  for (const [i, r] of lineRods) {
+  for (const [i, r, , b] of lineRods) {
     const o = (f * NL + i) * 6;
+    if (b >= 0 && hidden[b]) { segMesh.setMatrixAt(j++, ZERO); continue; }
     segment(segMesh, j++, _a.set(LINES[o], LINES[o + 1], LINES[o + 2]), _b.set(LINES[o + 3], LINES[o + 4], LINES[o + 5]), r);
   }
   segMesh.instanceMatrix.needsUpdate = true;
+  lineBoxes.forEach(([i, [w, h], , b], k) => {     // a box along the segment, its sides along the frame's y, z
+    const o = (f * NL + i) * 6;
+    if (b >= 0 && hidden[b]) { boxSegMesh.setMatrixAt(k, ZERO); return; }
+    _a.set(LINES[o], LINES[o + 1], LINES[o + 2]); _b.set(LINES[o + 3], LINES[o + 4], LINES[o + 5]);
+    _d.subVectors(_b, _a);
+    const L = _d.length();
+    const ex = L > 0 ? _d.clone().divideScalar(L) : new THREE.Vector3(1, 0, 0);
+    const ey = new THREE.Vector3(0, 1, 0);
+    if (b >= 0) ey.applyQuaternion(quat(f, b));
+    ey.addScaledVector(ex, -ey.dot(ex)).normalize();
+    const ez = new THREE.Vector3().crossVectors(ex, ey);
+    _m.makeBasis(ex, ey, ez).scale(new THREE.Vector3(L, w, h));
+    _m.setPosition(_p.addVectors(_a, _b).multiplyScalar(0.5));
+    boxSegMesh.setMatrixAt(k, _m);
+  });
+  boxSegMesh.instanceMatrix.needsUpdate = true;
   beamNode.forEach(([n, r, , ib], k) => {
     pos(n, _p);
     nodeMesh.setMatrixAt(k, beamHidden[ib] ? ZERO : _m.compose(_p, _q.identity(), new THREE.Vector3(r, r, r)));
@@ -304,7 +326,7 @@ document.getElementById('shot').onclick = () => {
 // show/hide per body
 const list = document.getElementById('bodies');
 D.body_names.forEach((nm, b) => {
-  if (!VIS.bodies[b].length) return;
+  if (!VIS.bodies[b].length && !VIS.lines.some(ln => ln.body === b)) return;
   const lab = document.createElement('label');
   const cb = document.createElement('input');
   cb.type = 'checkbox'; cb.checked = true; cb.dataset.body = b;
@@ -325,40 +347,61 @@ VIS.beams.forEach((bm, ib) => {
 // ------------------------------------------------------------------ plot
 const plot = document.getElementById('plot');
 const plotSel = document.getElementById('series');
-const SER = D.series.map(s => ({ name: s.name, k: s.k, y: f32(s.data) }));
+const SER = D.series.map(s => ({ name: s.name, k: s.k, labels: s.labels || [], unit: s.unit || '', y: f32(s.data) }));
 SER.forEach((s, i) => { const o = document.createElement('option'); o.value = i; o.textContent = s.name; plotSel.appendChild(o); });
-plotSel.onchange = () => drawPlot();
+const legend = document.getElementById('legend');
+plotSel.onchange = () => { showLegend(); drawPlot(); };
 let cursorX = null;
 const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b'];
+const PML = 66, PMR = 8, PMT = 8, PMB = 18;      // plot margins (px)
+const yLabel = s => s.unit ? `${s.name} [${s.unit}]` : s.name;
+function showLegend() {          // component names in their line colours
+  legend.textContent = '';
+  if (!SER.length) return;
+  const s = SER[+plotSel.value || 0];
+  for (let c = 0; c < s.k; c++) {
+    const e = document.createElement('span'), sw = document.createElement('i');
+    sw.style.background = COLORS[c % COLORS.length];
+    e.appendChild(sw); e.appendChild(document.createTextNode(s.labels[c] || `[${c}]`));
+    legend.appendChild(e);
+  }
+}
+function plotRows(s) { return Math.min(s.y.length / s.k, NF); }
 function drawPlot() {
   const ctx = plot.getContext('2d');
   const W = plot.width = plot.clientWidth, H = plot.height = plot.clientHeight;
   ctx.clearRect(0, 0, W, H);
   if (!SER.length) return;
   const s = SER[+plotSel.value || 0];
-  const n = s.y.length / s.k;
+  const n = plotRows(s);
   let lo = Infinity, hi = -Infinity;
-  for (const v of s.y) { if (isFinite(v)) { lo = Math.min(lo, v); hi = Math.max(hi, v); } }
+  for (let i = 0; i < n * s.k; i++) { const v = s.y[i]; if (isFinite(v)) { lo = Math.min(lo, v); hi = Math.max(hi, v); } }
   if (!(hi > lo)) { hi = lo + 1; lo -= 1; }
-  const ml = 52, mr = 8, mt = 8, mb = 18;
+  const ml = PML, mr = PMR, mt = PMT, mb = PMB;
   const X = t => ml + (W - ml - mr) * (t - T[0]) / ((T[NF - 1] - T[0]) || 1);
   const Y = v => H - mb - (H - mt - mb) * (v - lo) / (hi - lo);
   ctx.font = '11px sans-serif'; ctx.fillStyle = '#333';
-  const fmt = v => (Math.abs(v) < 1e-9 * (hi - lo) ? '0' : String(Number(v.toPrecision(4))));
-  ctx.fillText(fmt(hi), 2, mt + 8); ctx.fillText(fmt(lo), 2, H - mb);
-  ctx.fillText(`${T[0].toFixed(2)} s`, ml, H - 4); ctx.fillText(`${T[NF - 1].toFixed(2)} s`, W - mr - 40, H - 4);
+  const fmt = v => (Math.abs(v) < 1e-9 * (hi - lo) ? '0' : (Math.abs(v) < 1e-2 || Math.abs(v) >= 1e5)
+    ? v.toExponential(2).replace('e+', 'e') : String(Number(v.toPrecision(4))));
+  ctx.textAlign = 'right'; ctx.fillText(fmt(hi), ml - 3, mt + 8); ctx.fillText(fmt(lo), ml - 3, H - mb);
+  ctx.textAlign = 'left'; ctx.fillText(`${T[0].toFixed(2)} s`, ml, H - 4);
+  ctx.textAlign = 'right'; ctx.fillText(`${T[NF - 1].toFixed(2)} s`, W - mr, H - 4);
+  ctx.textAlign = 'center'; ctx.fillText('t [s]', ml + 0.5 * (W - ml - mr), H - 4);
+  ctx.save(); ctx.translate(11, mt + 0.5 * (H - mt - mb)); ctx.rotate(-Math.PI / 2);
+  ctx.fillText(yLabel(s), 0, 0); ctx.restore(); ctx.textAlign = 'left';
   ctx.strokeStyle = '#bbb'; ctx.strokeRect(ml, mt, W - ml - mr, H - mt - mb);
   for (let c = 0; c < s.k; c++) {
     ctx.strokeStyle = COLORS[c % COLORS.length]; ctx.beginPath();
-    for (let i = 0; i < Math.min(n, NF); i++) { const x = X(T[i]), y = Y(s.y[i * s.k + c]); i ? ctx.lineTo(x, y) : ctx.moveTo(x, y); }
+    for (let i = 0; i < n; i++) { const x = X(T[i]), y = Y(s.y[i * s.k + c]); i ? ctx.lineTo(x, y) : ctx.moveTo(x, y); }
     ctx.stroke();
   }
   cursorX = X(T[frame]);
   ctx.strokeStyle = '#000'; ctx.beginPath(); ctx.moveTo(cursorX, mt); ctx.lineTo(cursorX, H - mb); ctx.stroke();
 }
+showLegend();
 plot.onclick = ev => {
-  const r = plot.getBoundingClientRect(), ml = 52, mr = 8;
-  const t = T[0] + (ev.clientX - r.left - ml) / (r.width - ml - mr) * (T[NF - 1] - T[0]);
+  const r = plot.getBoundingClientRect();
+  const t = T[0] + (ev.clientX - r.left - PML) / (r.width - PML - PMR) * (T[NF - 1] - T[0]);
   setPlaying(false); draw(findFrame(t));
 };
 
@@ -411,6 +454,8 @@ if (D.live) {
           const follow = frame >= NF - 1;
           T = cat64(T, t2);
           POSE = cat(POSE, f32(u.pose)); LINES = cat(LINES, f32(u.lines)); MARK = cat(MARK, f32(u.markers));
+          // the plot grows with the picture (an output missing from one answer stops growing, unshifted)
+          if (u.series) SER.forEach((s, i) => { if (u.series[i] && s.y.length === NF * s.k) s.y = cat(s.y, f32(u.series[i])); });
           NF = u.nf; slider.max = NF - 1;
           document.getElementById('info').textContent = u.info;
           if (follow && !playing) draw(NF - 1); else drawPlot();
@@ -428,6 +473,12 @@ window.flexmbdViewer = {
   get nFrames() { return NF; },
   get time() { return T[frame]; },
   get cursorX() { return cursorX; },
+  get plot() {                // what the plot shows: its axes, legend and the time of its last point
+    const s = SER[+plotSel.value || 0];
+    if (!s) return null;
+    return { x: 't [s]', y: yLabel(s), legend: Array.from(legend.children, e => e.textContent),
+             colors: Array.from(legend.children, e => e.firstChild.style.background), lastTime: T[plotRows(s) - 1] };
+  },
   get frames() { const c = fpsCount; fpsCount = 0; return c; },
   setFrame(f) { setPlaying(false); draw(Math.max(0, Math.min(NF - 1, f | 0))); renderer.render(scene, camera); dirty = false; },
   showFrame(f) { draw(Math.max(0, Math.min(NF - 1, f | 0))); },   // drawn at the next animation frame

@@ -96,8 +96,38 @@ def default_series(result, limit: int = 3) -> list[str]:
     """Outputs plotted when none are named: the positions of the first few moving bodies."""
     names = list(result.layout["body_names"])
     R, _ = result.body_poses([0, len(result.t) - 1]) if len(result.t) else (np.zeros((0, len(names), 3)), None)
-    moving = [n for i, n in enumerate(names) if len(R) and np.linalg.norm(R[-1, i] - R[0, i]) > 0]
+    tol = 1e-9 * (1.0 + (float(np.abs(R).max()) if np.size(R) else 0.0))      # round-off is not moving
+    moving = [n for i, n in enumerate(names) if len(R) and np.linalg.norm(R[-1, i] - R[0, i]) > tol]
     return [f"{n}.position" for n in (moving or names)[:limit]]
+
+
+def series_labels(name: str, k: int) -> tuple[list[str], str]:
+    """Names of the ``k`` components of output ``name`` and its unit ("" when unknown): the unit
+    the results file stores with its outputs (:func:`~flexmbd.io.results_h5.output_unit`)."""
+    from ..io.results_h5 import output_unit
+
+    what = name.rsplit(".", 1)[-1]
+    unit = output_unit(name)
+    if what == "orientation":                 # Euler parameters (1) or a planar angle (rad)
+        return (["e0", "e1", "e2", "e3"], "1") if k == 4 else (["angle"] * k if k == 1 else
+                                                              [f"{what}[{c}]" for c in range(k)], "rad")
+    if k == 1:
+        return [what], unit
+    if k in (2, 3) and " or " not in unit and "by equation" not in unit:     # a planar or spatial vector
+        return ["x", "y", "z"][:k], unit
+    return [f"{what}[{c}]" for c in range(k)], unit
+
+
+def series_data(result, names, rows) -> list[dict]:
+    """The plotted outputs at ``rows``: name, components ``k``, their ``labels``, ``unit`` and the
+    values (Float32, base64; rows × k)."""
+    out = []
+    for nm_ in names:
+        y = np.asarray(result[nm_], float)[rows]
+        y = y.reshape(len(rows), -1)
+        labels, unit = series_labels(nm_, int(y.shape[1]))
+        out.append({"name": nm_, "k": int(y.shape[1]), "labels": labels, "unit": unit, "data": _b64(y)})
+    return out
 
 
 def page_data(result, plot=None, max_frames: int = MAX_FRAMES, max_bytes: int = MAX_BYTES, live: bool = False) -> dict:
@@ -115,12 +145,7 @@ def page_data(result, plot=None, max_frames: int = MAX_FRAMES, max_bytes: int = 
             "visuals": visuals_of(result), "live": bool(live),
             "name": os.path.splitext(os.path.basename(getattr(result, "path", "") or "flexmbd"))[0]}
     data.update(frame_data(result, rows))
-    series = []
-    for nm_ in (plot if plot else default_series(result)):
-        y = np.asarray(result[nm_], float)[rows]
-        y = y.reshape(len(rows), -1)
-        series.append({"name": nm_, "k": int(y.shape[1]), "data": _b64(y)})
-    data["series"] = series
+    data["series"] = series_data(result, plot if plot else default_series(result), rows)
     every = int(rows[1] - rows[0]) if len(rows) > 1 else 1
     status = getattr(result, "status", "completed")
     data["info"] = (f"{len(rows)} frames of {n} saved steps" + (f" (every {_ordinal(every)} step and the last, to keep the "
@@ -152,6 +177,8 @@ html, body {{ margin: 0; height: 100%; font: 13px system-ui, sans-serif; color: 
 #time {{ flex: 1; }}
 #plotbox {{ grid-column: 1; grid-row: 3; display: flex; flex-direction: column; border-top: 1px solid #ccc; }}
 #plot {{ flex: 1; width: 100%; min-height: 0; cursor: crosshair; }}
+#legend span {{ margin-left: 10px; white-space: nowrap; }}
+#legend i {{ display: inline-block; width: 14px; height: 3px; vertical-align: middle; margin-right: 3px; }}
 #info {{ color: #666; font-size: 11px; padding: 2px 8px; }}
 </style>
 <script type="importmap">{importmap}</script>
@@ -167,7 +194,8 @@ html, body {{ margin: 0; height: 100%; font: 13px system-ui, sans-serif; color: 
    <option value="0.5">0.5×</option><option value="1" selected>1×</option><option value="2">2×</option>
    <option value="5">5×</option></select></label>
   <button id="shot">Screenshot</button></div>
- <div id="plotbox"><div style="padding:2px 8px">plot <select id="series"></select></div>
+ <div id="plotbox"><div style="padding:2px 8px">plot <select id="series"></select>
+  <span id="legend"></span></div>
   <canvas id="plot"></canvas></div>
 </div>
 <script type="application/json" id="flexmbd-data">{data}</script>

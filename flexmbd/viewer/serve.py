@@ -4,7 +4,7 @@ results file while a run writes it.
 The page polls ``data?since=N`` every second; the server re-reads the results file when it
 changed (the writer flushes every ``chunk`` steps or every few seconds, see
 :class:`flexmbd.io.results_h5.ResultWriter`) and answers with the frames after N as base64
-typed arrays, the same layout as the page's own.  Only 127.0.0.1 is served.
+typed arrays, the same layout as the page's own, with the plotted outputs at those frames.  Only 127.0.0.1 is served.
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from urllib.parse import parse_qs, urlparse
 
 import numpy as np
 
-from .page import MAX_FRAMES, frame_data, page_data, render
+from .page import MAX_FRAMES, frame_data, page_data, render, series_data
 
 
 class _Follower:
@@ -31,6 +31,7 @@ class _Follower:
         res = load_result(path)
         self.data = page_data(res, plot=plot, max_frames=max_frames, live=True)
         self.rows = list(self.data["rows"])
+        self.series = [s["name"] for s in self.data["series"]]
         self.every = (self.rows[1] - self.rows[0]) if len(self.rows) > 1 else 1
         self.mtime = os.path.getmtime(path)
         self.page = render(self.data).encode("utf-8")
@@ -57,6 +58,10 @@ class _Follower:
             if not new or not hasattr(self, "_res"):
                 return {"nf": n}
             out = frame_data(self._res, np.array(new))
+            try:                         # the plotted outputs grow with the picture
+                out["series"] = [s["data"] for s in series_data(self._res, self.series, np.array(new))]
+            except Exception:            # noqa: BLE001  (an output the partial file cannot give: keep the plot)
+                pass
             out.update(nf=len(self.rows), info=f"{len(self.rows)} frames, following {self.path} "
                                                f"(status {self._res.status})")
             return out
