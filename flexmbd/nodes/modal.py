@@ -199,12 +199,14 @@ class ModalMarkers(MarkerSet):
         r, kind = self.kind.r, self.kind
         (a, da, dda), xf, Se = self._parts(qb, 2)
         out = np.zeros((self.n, kind.nv, kind.nv))
-        out[:, 3:3 + r, 3:3 + r] = np.einsum("ni,nl,nlijk->njk", g, xf, dda)
-        te = np.einsum("ni,nlb,nlik->nkb", g, Se, da)                          # ∂²(g·x)/∂θ∂η
+        # contracted pairwise (a three- or four-operand einsum loops over every index at once)
+        out[:, 3:3 + r, 3:3 + r] = np.einsum("nli,nlijk->njk", g[:, None, :] * xf[:, :, None], dda)
+        te = np.einsum("nlb,nlk->nkb", Se, np.einsum("ni,nlik->nlk", g, da))   # ∂²(g·x)/∂θ∂η
         out[:, 3:3 + r, 3 + r:] = te
         out[:, 3 + r:, 3:3 + r] = np.swapaxes(te, 1, 2)
         if kind.pairs:
-            out[:, 3 + r:, 3 + r:] = np.einsum("ni,nli,nlb,bkm->nkm", g, a, self.P, kind.e_hat_dd[1:])
+            gp = np.einsum("nl,nlb->nb", np.einsum("ni,nli->nl", g, a), self.P)   # (g·a_l) P_lb
+            out[:, 3 + r:, 3 + r:] = (gp @ kind.e_hat_dd[1:].reshape(kind.na - 1, -1)).reshape(self.n, kind.n, kind.n)
         return out
 
     def dJv(self, qb, vb):
@@ -250,6 +252,7 @@ class FloatingFrameKind(NodeKind):
         """The products η_i η_j (i ≤ j) in ê = [1, η, (η_i η_j)] (the beam's foreshortening;
         none for linear kinematics)."""
         self.pairs = list(pairs)
+        self._pair_index = tuple(np.array(self.pairs, dtype=int).reshape(-1, 2).T)
         #: length of ê
         self.na = 1 + self.n + len(self.pairs)
         d2 = np.zeros((self.na, self.n, self.n))
@@ -262,11 +265,14 @@ class FloatingFrameKind(NodeKind):
     # ------------------------------------------- the monomials ê of the modal coordinates
     def e_hat(self, eta: np.ndarray) -> np.ndarray:
         """ê = [1, η, (η_i η_j)_pairs] (N, na): every material point is x = P(ū) ê."""
-        N = len(eta)
-        if not self.pairs:
-            return np.c_[np.ones(N), eta]
-        i, j = np.array(self.pairs).T
-        return np.c_[np.ones(N), eta, eta[:, i] * eta[:, j]]
+        N, n = len(eta), self.n
+        out = np.empty((N, self.na))
+        out[:, 0] = 1.0
+        out[:, 1:1 + n] = eta
+        if self.pairs:
+            i, j = self._pair_index
+            out[:, 1 + n:] = eta[:, i] * eta[:, j]
+        return out
 
     def e_hat_d(self, eta: np.ndarray) -> np.ndarray:
         """∂ê/∂η (N, na, n): 0, I, and e_i η_j + η_i e_j for the pairs."""
