@@ -551,6 +551,7 @@ def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, scaled, max_iter
             qmax = max(qmax, abs(q[i]))
         floor = scaled[3] * qmax / bp
     fresh = False   # a factorization made in this step (the estimate uses no other, but for policy > 0)
+    prev_error = np.inf
     while True:
         for i in range(n):
             qe[i] = q[i] + dq_base[i] + bp * x[i]
@@ -579,13 +580,19 @@ def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, scaled, max_iter
             if by_scale and not converged and status[0] == 1 and (fresh or policy > 0):
                 # the iterate's error estimated by the correction of the factorization at hand
                 dx = lu_solve(LU, piv, -r)
-                if _scaled_error(x, dx, n, scaled, floor) <= 1.0:
+                error = _scaled_error(x, dx, n, scaled, floor)
+                # stagnation at the rounding level (solvers/newton.py ``stagnated``, STAGNATION = 10)
+                if error <= 1.0 or (policy == 0 and it >= 2 and error <= 10.0 and error > 0.5 * prev_error):
+                    if error > 1.0:
+                        stats[4] += 1
                     x += dx
                     for i in range(n):
                         qe[i] = q[i] + dq_base[i] + bp * x[i]
                         ve[i] = v_base[i] + gp * x[i]
                         ae[i] = x[i]
                     converged = True
+                else:
+                    prev_error = error
             if attempt == 1 or need or converged or it >= max_iter:
                 break
             # stale factorization: refresh at this iterate if the residual grew or it is old enough

@@ -29,7 +29,7 @@ from .diagnose import dependent_constraints, nonfinite_time_function
 from .events import EventWatch
 from .adaptive import Controller, ErrorControl
 from .halving import advance
-from .newton import ROUNDING_FLOOR, NewtonOutcome, NewtonSolver, _same_key, scaled_increment_error
+from .newton import ROUNDING_FLOOR, STAGNATION, NewtonOutcome, NewtonSolver, _same_key, scaled_increment_error
 from .settings import DynamicSettings, SettingError
 
 if TYPE_CHECKING:
@@ -170,7 +170,7 @@ class CompiledNewton:
         N = system.n + system.m
         self.LU, self.piv = np.zeros((N, N)), np.zeros(N, dtype=np.int64)
         self.status = np.zeros(2, dtype=np.int64)
-        self.stats = np.zeros(4, dtype=np.int64)
+        self.stats = np.zeros(5, dtype=np.int64)
         self.policy = self.POLICY.get(newton.policy, newton.policy)
         self.scaled = np.zeros(0)     # the scaled test's [rtol, a_c, f_c] (DynamicsStepper.set_scales)
 
@@ -202,6 +202,7 @@ class CompiledNewton:
         st.refreshes += counts[1]
         st.factorizations += counts[2]
         st.residual_evaluations += counts[3]
+        st.rounding_stops += counts[4]
         nw.nnz = sys.nnz
         nw.last_iterations = counts[0]
         if code == k.CONVERGED:
@@ -359,6 +360,10 @@ def simulate(model: Model, t_end: float | None = None, h: float | None = None, *
         res.note(f"steps were halved because Newton did not meet the absolute {s.convergence} test (tol = {s.tol:g}): "
                  "a tolerance below the rounding noise of the model's terms cannot be met; convergence = 'scaled' "
                  "tests relative to the model's own scales")
+    if newton.stats.rounding_stops:
+        res.note(f"{newton.stats.rounding_stops} Newton solves stopped at the rounding level: their error estimate "
+                 f"stayed within {STAGNATION:g}× newton_rtol without contracting (the multipliers of long load "
+                 "paths carry more rounding noise than the model's characteristic force suggests)")
     res.compile_seconds = compiling.seconds
     res.wall_time = time.perf_counter() - clock0 - compiling.seconds
     res.newton = newton.stats
