@@ -75,10 +75,18 @@ class CompileWatch:
 
     def summary(self) -> str | None:
         """The summary line, or None when nothing was compiled."""
+        if _compiling_in_background():
+            return ("  ran on the NumPy path: the compiled kernels are being compiled in the background "
+                    "(first run after an install only; later runs use them)")
         if not self.compiled:
             return None
         return (f"  compiled kernels in {self.seconds:.1f} s (first run only: later runs load them from the cache; "
                 "not counted in the wall time above)")
+
+
+def _compiling_in_background() -> bool:
+    kernels = sys.modules.get("flexmbd.kernels")
+    return bool(getattr(kernels, "COMPILING_IN_BACKGROUND", False))
 
 
 __all__ = ["CompileWatch"]
