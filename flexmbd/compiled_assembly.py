@@ -22,8 +22,8 @@ import logging
 
 import numpy as np
 
-from .groups import JACOBIAN_TERMS, EvalContext, Unsupported
 from . import kernels as _kernels
+from .groups import JACOBIAN_TERMS, EvalContext, Unsupported
 from .kernels import AVAILABLE
 
 if AVAILABLE:

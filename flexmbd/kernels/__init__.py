@@ -45,9 +45,9 @@ if AVAILABLE:
     CACHE_DIR = _cache.prepare(_config.CACHE_DIR)
     from .. import cold_start as _cold
 
-    if CACHE_DIR is not None and _cold.mode() == "background" and not _cold.is_warm(CACHE_DIR):
-        if _cold.start_background(CACHE_DIR):
-            AVAILABLE, COMPILING_IN_BACKGROUND = False, True
+    if (CACHE_DIR is not None and _cold.mode() == "background" and not _cold.is_warm(CACHE_DIR)
+            and _cold.start_background(CACHE_DIR)):
+        AVAILABLE, COMPILING_IN_BACKGROUND = False, True
 if AVAILABLE:
     with _cache.caching_into(CACHE_DIR):
         for _name in _cache.kernel_modules():
