@@ -1,7 +1,8 @@
 """How long Numba spent compiling, and telling a user that the first run compiles.
 
 The first run after installing (or after any change to the kernels' sources) compiles
-the Numba kernels, 20-35 s on a small machine, which used to be printed as the run's
+the Numba kernels, about a minute on a small machine (since issue 18 in a background
+process while the first run uses NumPy: flexmbd/cold_start.py), which used to be printed as the run's
 wall time.  :class:`CompileWatch` listens to Numba's ``numba:compile`` events, which
 fire only when a kernel is really compiled (not when it is loaded from the cache): on a
 terminal it says "compiling kernels (first run only)…" once, and it sums the compile
@@ -75,10 +76,18 @@ class CompileWatch:
 
     def summary(self) -> str | None:
         """The summary line, or None when nothing was compiled."""
+        if _compiling_in_background():
+            return ("  ran on the NumPy path: the compiled kernels are being compiled in the background "
+                    "(first run after an install only; later runs use them)")
         if not self.compiled:
             return None
         return (f"  compiled kernels in {self.seconds:.1f} s (first run only: later runs load them from the cache; "
                 "not counted in the wall time above)")
+
+
+def _compiling_in_background() -> bool:
+    kernels = sys.modules.get("flexmbd.kernels")
+    return bool(getattr(kernels, "COMPILING_IN_BACKGROUND", False))
 
 
 __all__ = ["CompileWatch"]

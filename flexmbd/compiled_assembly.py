@@ -22,6 +22,7 @@ import logging
 
 import numpy as np
 
+from . import kernels as _kernels
 from .groups import JACOBIAN_TERMS, EvalContext, Unsupported
 from .kernels import AVAILABLE
 
@@ -244,7 +245,9 @@ def _describe(g) -> str:
 def compiled_assembly(system):
     """(A :class:`CompiledAssembly` for ``system`` or None, "compiled" or the reason for the
     generic path)."""
-    if not AVAILABLE:
+    if _kernels.COMPILING_IN_BACKGROUND:
+        reason = "the kernels are being compiled in a background process (first run after an install)"
+    elif not AVAILABLE:
         reason = "Numba is not available (FLEXMBD_NUMBA=0 or not installed)"
     elif not system.additive:
         kinds = sorted({b.kind.name for b in system.model.bodies if not b.kind.additive})

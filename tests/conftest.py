@@ -4,7 +4,14 @@ Slow tests are skipped unless ``--runslow`` is given, or the marker
 expression passed with ``-m`` mentions ``slow`` (e.g. ``-m slow``).
 """
 
+import os
+
 import pytest
+
+# the tests compile the kernels in their own process (and check the compiled paths); a
+# fresh checkout's first import would otherwise run on NumPy while a background process
+# compiles (flexmbd/cold_start.py).  Subprocesses started by the tests inherit it.
+os.environ.setdefault("FLEXMBD_COLD_START", "wait")
 
 
 def pytest_addoption(parser):

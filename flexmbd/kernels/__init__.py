@@ -10,6 +10,10 @@ Every kernel module is imported here, while Numba's cache directory points at
 :data:`CACHE_DIR`, a directory named after a hash of the kernels' sources (see
 :mod:`flexmbd.kernels.cache` for why: Numba alone keeps stale machine code when a kernel
 of another file changes).
+
+Cold start (:mod:`flexmbd.cold_start`): while that directory has not been filled by a
+complete compile, a process uses the NumPy paths (``AVAILABLE`` False,
+``COMPILING_IN_BACKGROUND`` True) and one detached process compiles the kernels.
 """
 from __future__ import annotations
 
@@ -29,6 +33,9 @@ except ImportError:
 #: Where the kernels' compiled machine code is cached (None: kernels disabled, or no
 #: writable place was found and Numba chooses).
 CACHE_DIR: Path | None = None
+#: True when this process runs on NumPy because the kernels are compiling in a background
+#: process (first run after an install or an edit of the kernels; flexmbd/cold_start.py)
+COMPILING_IN_BACKGROUND = False
 
 if AVAILABLE:
     from numba.core import config as _config
@@ -36,6 +43,12 @@ if AVAILABLE:
     from . import cache as _cache
 
     CACHE_DIR = _cache.prepare(_config.CACHE_DIR)
+    from .. import cold_start as _cold
+
+    if (CACHE_DIR is not None and _cold.mode() == "background" and not _cold.is_warm(CACHE_DIR)
+            and _cold.start_background(CACHE_DIR)):
+        AVAILABLE, COMPILING_IN_BACKGROUND = False, True
+if AVAILABLE:
     with _cache.caching_into(CACHE_DIR):
         for _name in _cache.kernel_modules():
             importlib.import_module(f"{__name__}.{_name}")
