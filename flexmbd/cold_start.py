@@ -9,7 +9,7 @@ them in well under a second.  So when the kernels' cache directory
 flexmbd
 
 * uses the NumPy paths in this process (as ``FLEXMBD_NUMBA=0``), and
-* starts one detached Python process (:func:`main`) that compiles the
+* starts one detached Python process (:func:`flexmbd.warmup.main`) that compiles the
   kernels into that cache (by running the README's example into a temporary directory)
   and then writes the marker file :data:`MARKER`; a lock file keeps it to one at a time.
 
@@ -22,7 +22,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -62,7 +61,7 @@ def _lock_is_live(lock: Path) -> bool:
     return True
 
 
-_COMMAND = "import sys; from flexmbd.cold_start import main; sys.exit(main(sys.argv[1:]))"
+_COMMAND = "import sys; from flexmbd.warmup import main; sys.exit(main(sys.argv[1:]))"
 
 
 def start_background(cache_dir: Path) -> bool:
@@ -98,36 +97,3 @@ def start_background(cache_dir: Path) -> bool:
     os.write(fd, str(proc.pid).encode())
     os.close(fd)
     return True
-
-
-def warm_up() -> float:
-    """Compile the kernels in this process (by running the README's example into a
-    temporary directory) and mark the cache directory complete; the seconds it took."""
-    t0 = time.perf_counter()
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from flexmbd import kernels
-    from flexmbd.examples import registry
-
-    if not kernels.AVAILABLE or kernels.CACHE_DIR is None:
-        return 0.0
-    with tempfile.TemporaryDirectory() as tmp:
-        registry.load_examples()["slider-crank-sda"].run(Path(tmp), quiet=True)
-    (kernels.CACHE_DIR / MARKER).write_text(f"{time.perf_counter() - t0:.1f} s\n")
-    return time.perf_counter() - t0
-
-
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    os.environ[ENV] = "wait"
-    lock = Path(argv[0]) / LOCK if argv else None
-    try:
-        seconds = warm_up()
-        print(f"kernels compiled in {seconds:.1f} s")
-        return 0
-    finally:
-        if lock is not None:
-            lock.unlink(missing_ok=True)
-
-

@@ -18,7 +18,7 @@ ROOT = Path(flexmbd.__file__).parent
 #: bottom to top; a module may import its own layer and the layers below
 LAYERS = [
     ["flexmbd._version", "flexmbd.errors", "flexmbd.ground", "flexmbd.timefunctions", "flexmbd.rotations",
-     "flexmbd.lie", "flexmbd.linalg", "flexmbd.services", "flexmbd.compile_watch", "flexmbd.kernels",
+     "flexmbd.lie", "flexmbd.linalg", "flexmbd.services", "flexmbd.compile_watch", "flexmbd.cold_start", "flexmbd.kernels",
      "flexmbd.kernels.*"],
     ["flexmbd.expressions"],
     ["flexmbd.nodes", "flexmbd.nodes.*"],
@@ -37,7 +37,7 @@ LAYERS = [
     # parameter studies on Dask: run model files (io) case by case
     ["flexmbd.sweep", "flexmbd.sweep.*"],
     ["flexmbd.viewer", "flexmbd.viewer.*"],
-    ["flexmbd.examples", "flexmbd.examples.*", "flexmbd.verify", "flexmbd.verify.*", "flexmbd.cli",
+    ["flexmbd.examples", "flexmbd.examples.*", "flexmbd.verify", "flexmbd.verify.*", "flexmbd.warmup", "flexmbd.cli",
      "flexmbd.__main__", "flexmbd"],
 ]
 
