@@ -14,13 +14,12 @@ import time
 from pathlib import Path
 
 import numpy as np
-import scipy.linalg as sla
 
 import flexmbd as fm
 from flexmbd.beams.sections import Section
 from flexmbd.bodies.fe_data import check_fe_data, free_free_modes
 from flexmbd.bodies.modal_beam import rigid_properties
-from flexmbd.bodies.fe_lattice import beam_properties, truss_beam
+from flexmbd.bodies.fe_lattice import beam_properties, clamped_eigenvalues, truss_beam, truss_data
 from flexmbd.ground import GROUND
 from flexmbd.nodes.beam_modes import bending_roots
 from flexmbd.solvers.modes import linear_modes
@@ -30,14 +29,8 @@ TRUSS = dict(length=1.0, bays=10, width=0.05, E=7e10, area=1e-5, node_mass=0.05)
 
 
 def arrays(**kw):
-    fe = truss_beam(**{**TRUSS, **kw})
-    return {k: fe[k] for k in ("nodes", "mass", "stiffness")}, fe
+    return truss_data(**{**TRUSS, **kw})
 
-
-def clamped(fe, count):
-    keep = np.setdiff1d(np.arange(len(fe["stiffness"])), (3 * fe["root"][:, None] + np.arange(3)).ravel())
-    return sla.eigh(fe["stiffness"][np.ix_(keep, keep)], fe["mass"][np.ix_(keep, keep)], eigvals_only=True,
-                    subset_by_index=[0, count - 1])
 
 
 def zero_modes():
@@ -71,14 +64,14 @@ def frequencies():
     for k in fe["root"]:
         m.spherical(GROUND, b, at=b.node_position(int(k)), name=f"r{k}")
     om = np.sort(linear_modes(m).omega)
-    ref = np.sqrt(clamped(fe, 4))
+    ref = np.sqrt(clamped_eigenvalues(fe, 4))
     cb = float(np.abs(om / ref - 1).max())
     conv = []
     for bays, w in ((10, 0.05), (20, 0.05), (40, 0.025), (80, 0.0125)):
         f = truss_beam(length=1.0, bays=bays, width=w)
         p = beam_properties(length=1.0, bays=bays, width=w)
         w1 = bending_roots("clamped-free", 1)[0] ** 2 * np.sqrt(p["EI"] / p["mu"])
-        conv.append((bays, w, float(np.sqrt(clamped(f, 1)[0]) / w1 - 1)))
+        conv.append((bays, w, float(np.sqrt(clamped_eigenvalues(f, 1)[0]) / w1 - 1)))
     return free, cb, ref[:4] / (2 * np.pi), conv
 
 

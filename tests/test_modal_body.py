@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import scipy.linalg as sla
 
 import flexmbd as fm
 from flexmbd.beams.sections import Section
 from flexmbd.bodies.fe_data import check_fe_data, craig_bampton_modes, free_free_modes
 from flexmbd.bodies.modal_beam import rigid_properties
 from flexmbd.errors import ModelError
-from flexmbd.bodies.fe_lattice import beam_properties, truss_beam
+from flexmbd.bodies.fe_lattice import beam_properties, clamped_eigenvalues, truss_beam, truss_data
 from flexmbd.ground import GROUND
 from flexmbd.nodes.beam_modes import bending_roots
 from flexmbd.solvers.modes import linear_modes
@@ -23,15 +22,8 @@ TRUSS = dict(length=1.0, bays=10, width=0.05, E=7e10, area=1e-5, node_mass=0.05)
 
 
 def arrays(**kw):
-    fe = truss_beam(**{**TRUSS, **kw})
-    return {k: fe[k] for k in ("nodes", "mass", "stiffness")}, fe
+    return truss_data(**{**TRUSS, **kw})
 
-
-def clamped_eigenvalues(fe, count):
-    """The FE model's lowest eigenvalues ω² with the root nodes held."""
-    keep = np.setdiff1d(np.arange(len(fe["stiffness"])), (3 * fe["root"][:, None] + np.arange(3)).ravel())
-    K, M = fe["stiffness"][np.ix_(keep, keep)], fe["mass"][np.ix_(keep, keep)]
-    return sla.eigh(K, M, eigvals_only=True, subset_by_index=[0, count - 1])
 
 
 # --------------------------------------------------------------------------- (a) rigid body

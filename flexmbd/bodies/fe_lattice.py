@@ -87,4 +87,20 @@ def save_truss(path, **kw) -> dict:
     return fe
 
 
-__all__ = ["truss_beam", "beam_properties", "save_truss"]
+def truss_data(**kw) -> tuple[dict, dict]:
+    """The FE data of :func:`truss_beam` (keyword arguments override its defaults) as a
+    modal body takes it (nodes, mass, stiffness), and the whole model."""
+    fe = truss_beam(**kw)
+    return {k: fe[k] for k in ("nodes", "mass", "stiffness")}, fe
+
+
+def clamped_eigenvalues(fe: dict, count: int) -> np.ndarray:
+    """The FE model's ``count`` lowest eigenvalues ω² with its root nodes held."""
+    import scipy.linalg as sla
+
+    keep = np.setdiff1d(np.arange(len(fe["stiffness"])), (3 * fe["root"][:, None] + np.arange(3)).ravel())
+    K, M = fe["stiffness"][np.ix_(keep, keep)], fe["mass"][np.ix_(keep, keep)]
+    return sla.eigh(K, M, eigvals_only=True, subset_by_index=[0, count - 1])
+
+
+__all__ = ["truss_beam", "beam_properties", "save_truss", "truss_data", "clamped_eigenvalues"]
