@@ -108,7 +108,7 @@ def test_a_bad_value_is_a_failed_row_naming_the_parameter():
     out = run_case(read_file(PENDULUM), str(PENDULUM), {("bodies", 0, "mass"): -1.0})
     row = out["row"]
     assert row["status"] == "failed"
-    assert "--param bodies[0].mass" in row["message"]
+    assert "--param bodies[0].mass: must be > 0" in row["message"]   # the key path named once
 
 
 def test_a_case_matches_the_same_model_run_by_itself(tmp_path):

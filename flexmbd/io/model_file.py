@@ -71,7 +71,9 @@ class ModelFileError(ValueError):
         return loc
 
     def __str__(self):
-        key = f" {self.key}:" if self.path else ""
+        # an origin such as "--param bodies[0].mass" already names the key
+        named = self.origin is not None and self.origin.endswith(f" {self.key}")
+        key = f" {self.key}:" if self.path and not named else ""
         return f"{self.location()}:{key} {self.message}"
 
 
