@@ -9,11 +9,11 @@ import flexmbd.forces.spring_damper as sda
 import flexmbd.constraints.normalization as normalization
 from flexmbd.nodes import frame as frame_nodes
 from flexmbd.beams import inertia as beam_inertia
-from flexmbd.beams import se3_linear
+from flexmbd.beams import se3_beam, se3_linear
 from flexmbd.kernels import AVAILABLE
 from test_jacobians import random_state, system
 
-MODULES = (rigid, dot, loads, sda, normalization, frame_nodes, beam_inertia, se3_linear)
+MODULES = (rigid, dot, loads, sda, normalization, frame_nodes, beam_inertia, se3_linear, se3_beam)
 pytestmark = pytest.mark.skipif(not AVAILABLE, reason="numba not available")
 
 
@@ -119,6 +119,44 @@ def test_se3_beam_element_kernel_matches_numpy(angle, monkeypatch):
                 assert o is None
             else:
                 _rel_close(o, r, what)
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+@pytest.mark.parametrize("amp", [1e-5, 0.4, 1.3])
+def test_n_node_se3_beam_kernel_matches_numpy(n, amp, monkeypatch):
+    """kernels/se3_beam.py n_node_forces against se3_beam.internal_forces (the NumPy
+    reference): forces, exact tangent and energy of n-node elements on random deformed
+    states (relative rotations up to ~3 rad at amp = 1.3; near the reference at 1e-5).
+
+    Rounding: the two paths compute the relative twists by different roundings
+    (quaternions vs rotation matrices), a strain difference δε ≈ ε_mach |ε|.  Near the
+    reference f and V are differences of nearly equal strains, so besides 1e-12 of the
+    value each may differ by 100 × its first-order response to δε: |D| Σw δε for f and
+    |f| δε for V."""
+    from test_se3_beam import deformed, element_data, random_D
+
+    from flexmbd.lie import quat_from_matrix
+
+    rng = np.random.default_rng(100 * n + int(10 * amp))
+    n_el = 6
+    N, dN, w = element_data(n_el, n)
+    (R0, x0), (R, x) = deformed(rng, n_el, n, amp)
+    eps0 = se3_beam.reference_strains(R0, x0, N, dN)
+    D = random_D(rng, n_el)
+    q = np.concatenate([x, quat_from_matrix(R)], -1)
+    d_eps = np.finfo(float).eps * np.abs(eps0).max()
+    for jac in (True, False):
+        monkeypatch.setattr(se3_beam, "USE_KERNELS", False)
+        ref = se3_beam.elastic_forces(q, N, dN, w, eps0, D, jac)
+        monkeypatch.setattr(se3_beam, "USE_KERNELS", True)
+        out = se3_beam.elastic_forces(q, N, dN, w, eps0, D, jac)
+        rounding = (100 * np.abs(D).max() * w.sum(1).max() * d_eps, 0.0, 100 * np.abs(ref[0]).max() * d_eps)
+        for o, r, what, floor in zip(out, ref, ("f", "K", "V"), rounding):
+            if r is None:
+                assert o is None
+                continue
+            assert o.shape == r.shape, what
+            assert np.max(np.abs(o - r)) <= 1e-12 * np.max(np.abs(r)) + floor, what
 
 
 @pytest.mark.parametrize("nodes", [2, 3])

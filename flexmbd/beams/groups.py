@@ -15,7 +15,6 @@ import numpy as np
 from ..groups import ForceGroup, InertiaGroup
 from ..nodes import R3R3, SE3
 from ..nodes import rotvec_branch as _branch
-from ..rotations import rotation_matrix
 from . import inertia as _inertia
 from . import r3r3 as _r3r3
 from . import se3_beam as _se3_n
@@ -110,8 +109,7 @@ class BeamElasticGroupN(_ElasticBeamGroup):
 
     def _forces(self, qe, jacobians):
         qb = qe[self.config_index].reshape(len(self), self.n_nodes, 7)
-        R = rotation_matrix(qb[..., 3:].reshape(-1, 4)).reshape(qb.shape[:2] + (3, 3))
-        return _se3_n.internal_forces(R, qb[..., :3], self.N, self.dN, self.w, self.eps0, self.D, jacobians)
+        return _se3_n.elastic_forces(qb, self.N, self.dN, self.w, self.eps0, self.D, jacobians)
 
     def outputs(self, qe, ve, t, lam=None):
         return {"strain_energy": self._forces(qe, False)[2]}
