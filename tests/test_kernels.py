@@ -9,11 +9,13 @@ import flexmbd.forces.spring_damper as sda
 import flexmbd.constraints.normalization as normalization
 from flexmbd.nodes import frame as frame_nodes
 from flexmbd.beams import inertia as beam_inertia
+from flexmbd.beams import groups as beam_groups
 from flexmbd.beams import se3_beam, se3_linear
 from flexmbd.kernels import AVAILABLE
 from test_jacobians import random_state, system
 
-MODULES = (rigid, dot, loads, sda, normalization, frame_nodes, beam_inertia, se3_linear, se3_beam)
+MODULES = (rigid, dot, loads, sda, normalization, frame_nodes, beam_inertia, se3_linear, se3_beam,
+           beam_groups)
 pytestmark = pytest.mark.skipif(not AVAILABLE, reason="numba not available")
 
 
@@ -39,7 +41,7 @@ def evaluate_all(sys, q, v, a, lam, t, compiled, monkeypatch):
     return sys.evaluate(q, v, a, lam, t, cM=1.0, cD=0.3, cK=0.7)
 
 
-@pytest.mark.parametrize("kind", ["spatial", "planar", "se3"])
+@pytest.mark.parametrize("kind", ["spatial", "planar", "se3", "r3r3"])
 @pytest.mark.parametrize("seed", range(5))
 def test_kernels_match_numpy(kind, seed, monkeypatch):
     sys = system(kind)
@@ -157,6 +159,40 @@ def test_n_node_se3_beam_kernel_matches_numpy(n, amp, monkeypatch):
                 continue
             assert o.shape == r.shape, what
             assert np.max(np.abs(o - r)) <= 1e-12 * np.max(np.abs(r)) + floor, what
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_r3r3_beam_kernels_match_numpy(seed, monkeypatch):
+    """kernels/r3r3.py against the NumPy groups (beams/groups.py with beams/r3r3.py): elastic
+    forces, stiffness and energy in the modes full, hw and reduced, and the inertia force with
+    its three Jacobians, on random states where half the nodes sit on another branch of their
+    rotation vector (so that the elements' branch alignment and its chain rule are used)."""
+    from flexmbd.nodes.rotvec_branch import nearest_branch
+
+    sys_ = system("r3r3")
+    rng = np.random.default_rng(seed)
+    q, v, a = random_state(sys_, rng)
+    qe, ve, ae = sys_.extend(q), sys_.extend_velocity(v), sys_.extend_velocity(a)
+    groups = [g for g in sys_.force_groups + sys_.body_groups if type(g).__name__.startswith("R3R3")]
+    assert {getattr(g, "mode", "inertia") for g in groups} == {"full", "hw", "reduced", "inertia"}
+    shifted = 0
+    for g in groups:
+        qb = qe[g.config_index]
+        shifted += int(np.count_nonzero(nearest_branch(qb[:, 9:12], qb[:, 3:6])))
+        for jac in (True, False):
+            out = []
+            for compiled in (False, True):
+                monkeypatch.setattr(beam_groups, "USE_KERNELS", compiled)
+                if g.role == "inertia":
+                    out.append(g.inertia_force(qb, ve[g.dof_index], ae[g.dof_index], jac))
+                else:
+                    out.append(g._forces(qe, jac))
+            for r, o in zip(*out):
+                if r is None:
+                    assert o is None
+                else:
+                    _rel_close(o, r, f"{type(g).__name__} {getattr(g, 'mode', '')}")
+    assert shifted > 0
 
 
 @pytest.mark.parametrize("nodes", [2, 3])

@@ -14,6 +14,7 @@ from numba import njit
 
 from ..lie import _SERIES, THRESHOLDS
 
+S_A = np.ascontiguousarray(_SERIES["a"])
 S_B = np.ascontiguousarray(_SERIES["b"])
 S_C = np.ascontiguousarray(_SERIES["c"])
 S_G = np.ascontiguousarray(_SERIES["g"])
@@ -63,6 +64,14 @@ def _db_direct(x):
 @njit(cache=True)
 def _dc_direct(x):
     return (_b_direct(x) - 3.0 * _c_direct(x)) / (x * x)
+
+
+@njit(cache=True)
+def coef_a(th):
+    """sin θ/θ."""
+    if th < T_A:
+        return _horner(S_A, th * th)
+    return _a_direct(th)
 
 
 @njit(cache=True)
