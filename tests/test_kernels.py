@@ -8,6 +8,7 @@ import flexmbd.forces.loads as loads
 import flexmbd.forces.spring_damper as sda
 import flexmbd.constraints.normalization as normalization
 from flexmbd.nodes import frame as frame_nodes
+from flexmbd.nodes import rotvec as rotvec_nodes
 from flexmbd.beams import inertia as beam_inertia
 from flexmbd.beams import groups as beam_groups
 from flexmbd.beams import se3_beam, se3_linear
@@ -15,7 +16,7 @@ from flexmbd.kernels import AVAILABLE
 from test_jacobians import random_state, system
 
 MODULES = (rigid, dot, loads, sda, normalization, frame_nodes, beam_inertia, se3_linear, se3_beam,
-           beam_groups)
+           beam_groups, rotvec_nodes)
 pytestmark = pytest.mark.skipif(not AVAILABLE, reason="numba not available")
 
 
@@ -193,6 +194,25 @@ def test_r3r3_beam_kernels_match_numpy(seed, monkeypatch):
                 else:
                     _rel_close(o, r, f"{type(g).__name__} {getattr(g, 'mode', '')}")
     assert shifted > 0
+
+
+@pytest.mark.parametrize("scale", [0.0, 1e-7, 0.5, 3.0, 6.0])
+def test_r3r3_marker_kernels_match_numpy(scale, monkeypatch):
+    """kernels/r3r3.py markers, marker_contract, marker_dJv against nodes/rotvec.py's NumPy
+    (rotation vectors from zero to beyond π: the node states between rescalings)."""
+    rng = np.random.default_rng(int(10 * scale))
+    n = 40
+    q = rng.standard_normal((n, 6))
+    q[:, 3:] *= scale
+    u, g, v = rng.standard_normal((n, 3)), rng.standard_normal((n, 3)), rng.standard_normal((n, 6))
+    point = (np.arange(n) % 2).astype(float)
+    out = []
+    for compiled in (False, True):
+        monkeypatch.setattr(rotvec_nodes, "USE_KERNELS", compiled)
+        out.append(rotvec_nodes.marker(q, u, point) + (rotvec_nodes.marker_contract(q, u, point, g),
+                                                        rotvec_nodes.marker_dJv(q, u, point, v)))
+    for r, o, what in zip(*out, ("x", "J", "contract", "dJv")):
+        _rel_close(o, r, what)
 
 
 @pytest.mark.parametrize("nodes", [2, 3])

@@ -622,3 +622,112 @@ def inertia_forces(q, qd, qdd, length, rhoA, Js, jacobians, F, K, Dv, M):
             _map_vector(Fe, G1)
         for i in range(12):
             F[el, i] = Fe[i]
+
+
+# ------------------------------------------------------------------ node markers
+@njit(cache=True)
+def _skew_times(u, X, out):
+    """out = ũ X for X (3, 3)."""
+    for j in range(3):
+        out[0, j] = -u[2] * X[1, j] + u[1] * X[2, j]
+        out[1, j] = u[2] * X[0, j] - u[0] * X[2, j]
+        out[2, j] = -u[1] * X[0, j] + u[0] * X[1, j]
+
+
+@njit(cache=True)
+def markers(q, u, point, x, J):
+    """``nodes.rotvec.marker``: x = point·X + R u and J = [point·I, −R ũ T] for node rows
+    q (N, 6) = (X, ψ), u (N, 3) in the node frame; fills x (N, 3), J (N, 3, 6)."""
+    R = np.empty((3, 3))
+    T = np.empty((3, 3))
+    k6 = np.empty(7)
+    UT = np.empty((3, 3))
+    for e in range(q.shape[0]):
+        _so3(q[e, 3:6], R, T, k6)
+        _skew_times(u[e], T, UT)
+        for i in range(3):
+            s = 0.0
+            for j in range(3):
+                s += R[i, j] * u[e, j]
+                r = 0.0
+                for m in range(3):
+                    r += R[i, m] * UT[m, j]
+                J[e, i, 3 + j] = -r
+                J[e, i, j] = point[e] if i == j else 0.0
+            x[e, i] = point[e] * q[e, i] + s
+
+
+@njit(cache=True)
+def marker_contract(q, u, g, out):
+    """``nodes.rotvec.marker_contract``: Σ_i g_i ∂²x_i/∂q² (N, 6, 6), only the ψψ block:
+    ∂(Tᵀ (u × β))/∂ψ + Tᵀ ũ β̃ T with β = Rᵀ g."""
+    R = np.empty((3, 3))
+    T = np.empty((3, 3))
+    k6 = np.empty(7)
+    D1 = np.empty((3, 3))
+    D2U = np.empty((3, 3))
+    W = np.empty((3, 3))
+    beta = np.empty(3)
+    uxb = np.empty(3)
+    zero = np.zeros(3)
+    for e in range(q.shape[0]):
+        psi = q[e, 3:6]
+        _so3(psi, R, T, k6)
+        for i in range(3):
+            beta[i] = R[0, i] * g[e, 0] + R[1, i] * g[e, 1] + R[2, i] * g[e, 2]
+        ue = u[e]
+        uxb[0] = ue[1] * beta[2] - ue[2] * beta[1]
+        uxb[1] = ue[2] * beta[0] - ue[0] * beta[2]
+        uxb[2] = ue[0] * beta[1] - ue[1] * beta[0]
+        _dTt(psi, uxb, k6, D1, D2U, zero)
+        ub = ue[0] * beta[0] + ue[1] * beta[1] + ue[2] * beta[2]
+        for i in range(3):          # ũ β̃ = β uᵀ − (u·β) I
+            for j in range(3):
+                W[i, j] = beta[i] * ue[j] - (ub if i == j else 0.0)
+        for i in range(6):
+            for j in range(6):
+                out[e, i, j] = 0.0
+        for i in range(3):
+            for j in range(3):
+                s = 0.0
+                for a in range(3):
+                    for b in range(3):
+                        s += T[a, i] * W[a, b] * T[b, j]
+                out[e, 3 + i, 3 + j] = D1[i, j] + s
+
+
+@njit(cache=True)
+def marker_dJv(q, u, v, out):
+    """``nodes.rotvec.marker_dJv``: ∂(J v)/∂q (N, 3, 6), only the ψ columns:
+    −R ỹ T − R ũ dT(ψ, v_ψ) with y = T v_ψ × u."""
+    R = np.empty((3, 3))
+    T = np.empty((3, 3))
+    k6 = np.empty(7)
+    D1 = np.empty((3, 3))
+    D2U = np.empty((3, 3))
+    X = np.empty((3, 3))
+    Y = np.empty((3, 3))
+    tv = np.empty(3)
+    y = np.empty(3)
+    neg = np.empty(3)
+    zero = np.zeros(3)
+    for e in range(q.shape[0]):
+        psi = q[e, 3:6]
+        vp = v[e, 3:6]
+        ue = u[e]
+        _so3(psi, R, T, k6)
+        for i in range(3):
+            tv[i] = T[i, 0] * vp[0] + T[i, 1] * vp[1] + T[i, 2] * vp[2]
+        y[0] = tv[1] * ue[2] - tv[2] * ue[1]
+        y[1] = tv[2] * ue[0] - tv[0] * ue[2]
+        y[2] = tv[0] * ue[1] - tv[1] * ue[0]
+        _dT(psi, vp, zero, k6, D1, D2U, neg)
+        _skew_times(y, T, X)
+        _skew_times(ue, D1, Y)
+        for i in range(3):
+            for j in range(3):
+                s = 0.0
+                for m in range(3):
+                    s += R[i, m] * (X[m, j] + Y[m, j])
+                out[e, i, j] = 0.0
+                out[e, i, 3 + j] = -s
