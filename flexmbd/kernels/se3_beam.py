@@ -255,6 +255,28 @@ def kinetic_energy(v, N, w, Ms, T):
 
 
 @njit(cache=True)
+def _times_Tinv(Y, Ti, c, out):
+    """out += c · Y T⁻¹ for Y (6, 6) and T⁻¹ = [[A, B], [0, A]] (its zero block skipped)."""
+    for i in range(6):
+        y0, y1, y2, y3, y4, y5 = Y[i, 0], Y[i, 1], Y[i, 2], Y[i, 3], Y[i, 4], Y[i, 5]
+        for j in range(3):
+            out[i, j] += c * (y0 * Ti[0, j] + y1 * Ti[1, j] + y2 * Ti[2, j])
+            out[i, j + 3] += c * (y0 * Ti[0, j + 3] + y1 * Ti[1, j + 3] + y2 * Ti[2, j + 3]
+                                  + y3 * Ti[3, j + 3] + y4 * Ti[4, j + 3] + y5 * Ti[5, j + 3])
+
+
+@njit(cache=True)
+def _Tinv_t_times(Ti, Y, c, out):
+    """out += c · T⁻ᵀ Y for Y (6, 6) and T⁻¹ = [[A, B], [0, A]] (its zero block skipped)."""
+    for j in range(6):
+        y0, y1, y2, y3, y4, y5 = Y[0, j], Y[1, j], Y[2, j], Y[3, j], Y[4, j], Y[5, j]
+        for i in range(3):
+            out[i, j] += c * (Ti[0, i] * y0 + Ti[1, i] * y1 + Ti[2, i] * y2)
+            out[i + 3, j] += c * (Ti[0, i + 3] * y0 + Ti[1, i + 3] * y1 + Ti[2, i + 3] * y2
+                                  + Ti[3, i + 3] * y3 + Ti[4, i + 3] * y4 + Ti[5, i + 3] * y5)
+
+
+@njit(cache=True)
 def n_node_forces(q, N, dN, w, eps0, D, jacobians, f, K, V):
     """Element loop of ``se3_beam.internal_forces`` for node configurations q (E, n, 7)
     (positions, Euler parameters); N (E or 1, G, n), dN (E, G, n), w (E, G), eps0 (E, G, 6),
@@ -352,16 +374,19 @@ def n_node_forces(q, N, dN, w, eps0, D, jacobians, f, K, V):
                         DB[k, i, j] = wg * s
             for k in range(1, n):
                 nk, dk = Ne[gp, k], dN[el, gp, k]
-                for l_ in range(1, n):
+                for l_ in range(k, n):         # Bₖᵀ D B_l = (B_lᵀ D Bₖ)ᵀ: each pair once
                     nl, dl = Ne[gp, l_], dN[el, gp, l_]
                     cs, c1, c2 = wg * nk * nl, wg * nk * dl, wg * dk * nl
                     Hkl = H[k, l_]
+                    Hlk = H[l_, k]
                     for i in range(6):
                         for j in range(6):
                             s = 0.0
                             for m in range(6):
                                 s += B[k, m, i] * DB[l_, m, j]
                             Hkl[i, j] += s + cs * S[i, j] + c1 * J[j, i] + c2 * J[i, j]
+                            if l_ > k:
+                                Hlk[j, i] += s + cs * S[j, i] + c2 * J[i, j] + c1 * J[j, i]
         V[el] = v
         # f = Qᵀ g: f_1 = −Σ_k T⁻ᵀ(−ξ_k) g_k, f_k = T⁻ᵀ(ξ_k) g_k
         fe = f[el]
@@ -379,53 +404,25 @@ def n_node_forces(q, N, dN, w, eps0, D, jacobians, f, K, V):
         if not jacobians:
             continue
         # HQ[k, b] = Σ_l H[k, l] Q[l, b]:  b ≥ 2: H[k, b] T⁻¹(ξ_b);  b = 1: −Σ_l H[k, l] T⁻¹(−ξ_l)
+        HQ[:, :, :, :] = 0.0
         for k in range(1, n):
-            HQ[k, 0, :, :] = 0.0
             for l_ in range(1, n):
-                Hkl = H[k, l_]
-                for i in range(6):
-                    for j in range(6):
-                        sp = 0.0
-                        sm = 0.0
-                        for m in range(6):
-                            sp += Hkl[i, m] * Tp[l_, m, j]
-                            sm += Hkl[i, m] * Tm[l_, m, j]
-                        HQ[k, l_, i, j] = sp
-                        HQ[k, 0, i, j] -= sm
-        # K[a, b] = Σ_k Q[k, a]ᵀ HQ[k, b]
+                _times_Tinv(H[k, l_], Tp[l_], 1.0, HQ[k, l_])
+                _times_Tinv(H[k, l_], Tm[l_], -1.0, HQ[k, 0])
+        # K[a, b] = Σ_k Q[k, a]ᵀ HQ[k, b], viewed as (n, 6, n, 6) blocks
         Ke = K[el]
-        for i in range(6):
-            for b in range(6 * n):
-                Ke[i, b] = 0.0
+        Ke[:, :] = 0.0
         for k in range(1, n):
             for b_ in range(n):
-                Y = HQ[k, b_]
-                for i in range(6):
-                    for j in range(6):
-                        sp = 0.0
-                        sm = 0.0
-                        for m in range(6):
-                            sp += Tp[k, m, i] * Y[m, j]
-                            sm += Tm[k, m, i] * Y[m, j]
-                        Ke[6 * k + i, 6 * b_ + j] = sp
-                        Ke[i, 6 * b_ + j] -= sm
+                _Tinv_t_times(Tp[k], HQ[k, b_], 1.0, Ke[6 * k:6 * k + 6, 6 * b_:6 * b_ + 6])
+                _Tinv_t_times(Tm[k], HQ[k, b_], -1.0, Ke[0:6, 6 * b_:6 * b_ + 6])
         # L: the derivative of Qᵀ at fixed g (second derivative of the log map)
         for k in range(1, n):
-            for half in range(2):
-                if half == 0:
-                    _geometric(xi[k], g[k], Tp[k], z, dT, W1, W2, k8, G)
-                    r0 = 6 * k
-                else:
-                    for i in range(6):
-                        neg[i] = -xi[k, i]
-                    _geometric(neg, g[k], Tm[k], z, dT, W1, W2, k8, G)
-                    r0 = 0
-                for i in range(6):
-                    for j in range(6):
-                        sp = 0.0
-                        sm = 0.0
-                        for m in range(6):
-                            sp += G[i, m] * Tp[k, m, j]
-                            sm += G[i, m] * Tm[k, m, j]
-                        Ke[r0 + i, 6 * k + j] += sp
-                        Ke[r0 + i, j] -= sm
+            _geometric(xi[k], g[k], Tp[k], z, dT, W1, W2, k8, G)
+            _times_Tinv(G, Tp[k], 1.0, Ke[6 * k:6 * k + 6, 6 * k:6 * k + 6])
+            _times_Tinv(G, Tm[k], -1.0, Ke[6 * k:6 * k + 6, 0:6])
+            for i in range(6):
+                neg[i] = -xi[k, i]
+            _geometric(neg, g[k], Tm[k], z, dT, W1, W2, k8, G)
+            _times_Tinv(G, Tp[k], 1.0, Ke[0:6, 6 * k:6 * k + 6])
+            _times_Tinv(G, Tm[k], -1.0, Ke[0:6, 0:6])

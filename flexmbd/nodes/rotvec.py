@@ -20,8 +20,12 @@ if USE_KERNELS:
     from ..kernels import r3r3 as _kernel
 
 
-def _c(x):
-    return np.ascontiguousarray(x, dtype=float)
+def _c(x, shape=None):
+    """x as a contiguous float array (of ``shape``, broadcast only when it differs)."""
+    x = np.ascontiguousarray(x, dtype=float)
+    if shape is not None and x.shape != shape:
+        x = np.ascontiguousarray(np.broadcast_to(x, shape))
+    return x
 
 
 def _mv(A, v):
@@ -54,7 +58,7 @@ def marker(q_node, u, point):
     if USE_KERNELS:
         q_node, u = _c(q_node), _c(u)
         x, J = np.empty((len(u), 3)), np.empty((len(u), 3, 6))
-        _kernel.markers(q_node, u, _c(np.broadcast_to(point, (len(u),))), x, J)
+        _kernel.markers(q_node, u, _c(point, (len(u),)), x, J)
         return x, J
     q_node, u, point, _, R, T = _node_parts(q_node, u, point)
     x = point[:, None] * q_node[:, 0:3] + _mv(R, u)
@@ -71,7 +75,7 @@ def marker_contract(q_node, u, point, g):
     """
     if USE_KERNELS:
         out = np.empty((len(q_node), 6, 6))
-        _kernel.marker_contract(_c(q_node), _c(u), _c(np.broadcast_to(g, (len(q_node), 3))), out)
+        _kernel.marker_contract(_c(q_node), _c(u), _c(g, (len(q_node), 3)), out)
         return out
     q_node, u, point, psi, R, T = _node_parts(q_node, u, point)
     beta = _tmv(R, np.asarray(g, dtype=float))
