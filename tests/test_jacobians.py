@@ -11,7 +11,8 @@ Derivatives with respect to the configuration are taken along increments,
 d/dε f(q ⊕ ε e_j) at ε = 0, using each kind's ``increment``: for vector kinds this is
 ∂f/∂q_j; for the rotation-vector kind ("spatial-lie", q ⊕ Δ = [R + ΔR, p ⊗ exp(Δθ)])
 it is the derivative along the body-frame increment, which is what its elements supply.
-For "r3r3" the bodies are nodes of R³×R³ beams (total rotation vectors), and every other
+For "se3" the model also holds n-node SE(3) beams (second- and third-order Lagrange, a
+quadratic NURBS arc) beside the bodies.  For "r3r3" the bodies are nodes of R³×R³ beams (total rotation vectors), and every other
 node is moved onto another branch of its rotation vector, so that the elements' branch
 alignment (and its chain rule) is exercised.
 """
@@ -44,6 +45,20 @@ def r3r3_nodes(m):
     m.beam("s", section=sec, elements=1, start=(1.0, -0.2, 0.4), end=(0.6, -0.8, 0.2),
            formulation="r3r3", integration="reduced")
     return p.last, r.first
+
+
+def se3_beams(m):
+    """Soft n-node SE(3) beams with mass (second- and third-order Lagrange, full and
+    reduced integration, a quadratic NURBS arc), beside the bodies of the "se3" kind."""
+    from flexmbd.beams import CircularArc
+    from flexmbd.beams.sections import Section
+
+    sec = Section.rectangle(0.05, 0.03, E=2e4, nu=0.3, rho=800.0)   # soft: F stays O(1)
+    m.beam("p2", section=sec, elements=2, start=(-0.4, 0.1, 0.7), end=(0.1, 0.2, 0.3), e2=(0, 1, 1), order=2)
+    m.beam("p3", section=sec, elements=1, start=(1.0, -0.2, 0.4), end=(1.5, 0.4, 0.9), order=3,
+           integration="full")
+    m.beam("n2", section=sec, elements=2, geometry=CircularArc((1.0, -0.2, 0.4), 0.5, 0.3, 1.5, normal=(1, 2, 3)),
+           order=2, interpolation="nurbs")
 
 
 def ancf_nodes(m):
@@ -116,6 +131,8 @@ def build_model(kind):
                              parameterization=par)
             b = m.rigid_body("b", mass=1.5, inertia=[[0.3, 0.01, 0.0], [0.01, 0.2, 0.02], [0.0, 0.02, 0.25]],
                              position=(1.0, -0.2, 0.4), parameterization=par)
+            if kind == "se3":
+                se3_beams(m)
     else:
         a = m.planar_body("a", mass=2.0, inertia=0.3, position=(0.1, 0.2), angle=0.3)
         b = m.planar_body("b", mass=1.5, inertia=0.2, position=(1.0, -0.2), angle=-0.4)

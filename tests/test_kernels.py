@@ -8,12 +8,15 @@ import flexmbd.forces.loads as loads
 import flexmbd.forces.spring_damper as sda
 import flexmbd.constraints.normalization as normalization
 from flexmbd.nodes import frame as frame_nodes
+from flexmbd.nodes import rotvec as rotvec_nodes
 from flexmbd.beams import inertia as beam_inertia
-from flexmbd.beams import se3_linear
+from flexmbd.beams import groups as beam_groups
+from flexmbd.beams import se3_beam, se3_linear
 from flexmbd.kernels import AVAILABLE
 from test_jacobians import random_state, system
 
-MODULES = (rigid, dot, loads, sda, normalization, frame_nodes, beam_inertia, se3_linear)
+MODULES = (rigid, dot, loads, sda, normalization, frame_nodes, beam_inertia, se3_linear, se3_beam,
+           beam_groups, rotvec_nodes)
 pytestmark = pytest.mark.skipif(not AVAILABLE, reason="numba not available")
 
 
@@ -39,7 +42,7 @@ def evaluate_all(sys, q, v, a, lam, t, compiled, monkeypatch):
     return sys.evaluate(q, v, a, lam, t, cM=1.0, cD=0.3, cK=0.7)
 
 
-@pytest.mark.parametrize("kind", ["spatial", "planar", "se3"])
+@pytest.mark.parametrize("kind", ["spatial", "planar", "se3", "r3r3"])
 @pytest.mark.parametrize("seed", range(5))
 def test_kernels_match_numpy(kind, seed, monkeypatch):
     sys = system(kind)
@@ -119,6 +122,97 @@ def test_se3_beam_element_kernel_matches_numpy(angle, monkeypatch):
                 assert o is None
             else:
                 _rel_close(o, r, what)
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+@pytest.mark.parametrize("amp", [1e-5, 0.4, 1.3])
+def test_n_node_se3_beam_kernel_matches_numpy(n, amp, monkeypatch):
+    """kernels/se3_beam.py n_node_forces against se3_beam.internal_forces (the NumPy
+    reference): forces, exact tangent and energy of n-node elements on random deformed
+    states (relative rotations up to ~3 rad at amp = 1.3; near the reference at 1e-5).
+
+    Rounding: the two paths compute the relative twists by different roundings
+    (quaternions vs rotation matrices), a strain difference δε ≈ ε_mach |ε|.  Near the
+    reference f and V are differences of nearly equal strains, so besides 1e-12 of the
+    value each may differ by 100 × its first-order response to δε: |D| Σw δε for f and
+    |f| δε for V."""
+    from test_se3_beam import deformed, element_data, random_D
+
+    from flexmbd.lie import quat_from_matrix
+
+    rng = np.random.default_rng(100 * n + int(10 * amp))
+    n_el = 6
+    N, dN, w = element_data(n_el, n)
+    (R0, x0), (R, x) = deformed(rng, n_el, n, amp)
+    eps0 = se3_beam.reference_strains(R0, x0, N, dN)
+    D = random_D(rng, n_el)
+    q = np.concatenate([x, quat_from_matrix(R)], -1)
+    d_eps = np.finfo(float).eps * np.abs(eps0).max()
+    for jac in (True, False):
+        monkeypatch.setattr(se3_beam, "USE_KERNELS", False)
+        ref = se3_beam.elastic_forces(q, N, dN, w, eps0, D, jac)
+        monkeypatch.setattr(se3_beam, "USE_KERNELS", True)
+        out = se3_beam.elastic_forces(q, N, dN, w, eps0, D, jac)
+        rounding = (100 * np.abs(D).max() * w.sum(1).max() * d_eps, 0.0, 100 * np.abs(ref[0]).max() * d_eps)
+        for o, r, what, floor in zip(out, ref, ("f", "K", "V"), rounding):
+            if r is None:
+                assert o is None
+                continue
+            assert o.shape == r.shape, what
+            assert np.max(np.abs(o - r)) <= 1e-12 * np.max(np.abs(r)) + floor, what
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_r3r3_beam_kernels_match_numpy(seed, monkeypatch):
+    """kernels/r3r3.py against the NumPy groups (beams/groups.py with beams/r3r3.py): elastic
+    forces, stiffness and energy in the modes full, hw and reduced, and the inertia force with
+    its three Jacobians, on random states where half the nodes sit on another branch of their
+    rotation vector (so that the elements' branch alignment and its chain rule are used)."""
+    from flexmbd.nodes.rotvec_branch import nearest_branch
+
+    sys_ = system("r3r3")
+    rng = np.random.default_rng(seed)
+    q, v, a = random_state(sys_, rng)
+    qe, ve, ae = sys_.extend(q), sys_.extend_velocity(v), sys_.extend_velocity(a)
+    groups = [g for g in sys_.force_groups + sys_.body_groups if type(g).__name__.startswith("R3R3")]
+    assert {getattr(g, "mode", "inertia") for g in groups} == {"full", "hw", "reduced", "inertia"}
+    shifted = 0
+    for g in groups:
+        qb = qe[g.config_index]
+        shifted += int(np.count_nonzero(nearest_branch(qb[:, 9:12], qb[:, 3:6])))
+        for jac in (True, False):
+            out = []
+            for compiled in (False, True):
+                monkeypatch.setattr(beam_groups, "USE_KERNELS", compiled)
+                if g.role == "inertia":
+                    out.append(g.inertia_force(qb, ve[g.dof_index], ae[g.dof_index], jac))
+                else:
+                    out.append(g._forces(qe, jac))
+            for r, o in zip(*out):
+                if r is None:
+                    assert o is None
+                else:
+                    _rel_close(o, r, f"{type(g).__name__} {getattr(g, 'mode', '')}")
+    assert shifted > 0
+
+
+@pytest.mark.parametrize("scale", [0.0, 1e-7, 0.5, 3.0, 6.0])
+def test_r3r3_marker_kernels_match_numpy(scale, monkeypatch):
+    """kernels/r3r3.py markers, marker_contract, marker_dJv against nodes/rotvec.py's NumPy
+    (rotation vectors from zero to beyond π: the node states between rescalings)."""
+    rng = np.random.default_rng(int(10 * scale))
+    n = 40
+    q = rng.standard_normal((n, 6))
+    q[:, 3:] *= scale
+    u, g, v = rng.standard_normal((n, 3)), rng.standard_normal((n, 3)), rng.standard_normal((n, 6))
+    point = (np.arange(n) % 2).astype(float)
+    out = []
+    for compiled in (False, True):
+        monkeypatch.setattr(rotvec_nodes, "USE_KERNELS", compiled)
+        out.append(rotvec_nodes.marker(q, u, point) + (rotvec_nodes.marker_contract(q, u, point, g),
+                                                        rotvec_nodes.marker_dJv(q, u, point, v)))
+    for r, o, what in zip(*out, ("x", "J", "contract", "dJv")):
+        _rel_close(o, r, what)
 
 
 @pytest.mark.parametrize("nodes", [2, 3])

@@ -13,13 +13,19 @@ from __future__ import annotations
 import numpy as np
 
 from ..groups import ForceGroup, InertiaGroup
+from ..kernels import AVAILABLE as USE_KERNELS
 from ..nodes import R3R3, SE3
 from ..nodes import rotvec_branch as _branch
-from ..rotations import rotation_matrix
 from . import inertia as _inertia
 from . import r3r3 as _r3r3
 from . import se3_beam as _se3_n
 from .se3_linear import elastic_forces as _se3_linear
+
+if USE_KERNELS:
+    from ..kernels import r3r3 as _r3r3_kernel
+
+#: integration modes of the R³×R³ elastic kernel (``kernels/r3r3.py``)
+_R3R3_MODES = {"reduced": 0, "full": 1, "hw": 2}
 
 
 class BeamInertiaGroup(InertiaGroup):
@@ -110,8 +116,7 @@ class BeamElasticGroupN(_ElasticBeamGroup):
 
     def _forces(self, qe, jacobians):
         qb = qe[self.config_index].reshape(len(self), self.n_nodes, 7)
-        R = rotation_matrix(qb[..., 3:].reshape(-1, 4)).reshape(qb.shape[:2] + (3, 3))
-        return _se3_n.internal_forces(R, qb[..., :3], self.N, self.dN, self.w, self.eps0, self.D, jacobians)
+        return _se3_n.elastic_forces(qb, self.N, self.dN, self.w, self.eps0, self.D, jacobians)
 
     def outputs(self, qe, ve, t, lam=None):
         return {"strain_energy": self._forces(qe, False)[2]}
@@ -164,6 +169,8 @@ class R3R3ElasticGroup(_ElasticBeamGroup):
         self.mode = mode
 
     def _forces(self, qe, jacobians):
+        if USE_KERNELS:
+            return self._forces_compiled(qe[self.config_index], jacobians)
         q2, jet = _r3r3_aligned(qe[self.config_index], 2 if jacobians else 1)
         out = _r3r3.elastic_forces(q2, self.q_ref, self.length, self.D, self.mode, jacobians)
         if jet is None:
@@ -177,6 +184,14 @@ class R3R3ElasticGroup(_ElasticBeamGroup):
         K = _rows_cols(out[1], G1)
         K[:, 9:12, 9:12] += np.einsum("ni,nijl->njl", f[:, 9:12], G2)
         return fc, K, out[2]
+
+    def _forces_compiled(self, qb, jacobians):
+        n = len(qb)
+        f, V = np.empty((n, 12)), np.empty(n)
+        K = np.empty((n, 12, 12)) if jacobians else np.empty((0, 12, 12))
+        _r3r3_kernel.elastic_forces(np.ascontiguousarray(qb, dtype=float), self.q_ref, self.length, self.D,
+                                    _R3R3_MODES[self.mode], jacobians, f, K, V)
+        return f, (K if jacobians else None), V
 
     def outputs(self, qe, ve, t, lam=None):
         q2, _ = _r3r3_aligned(qe[self.config_index], 1)
@@ -216,6 +231,13 @@ class R3R3InertiaGroup(InertiaGroup):
         return v2, a2
 
     def inertia_force(self, qb, vb, ab, jacobians=True):
+        if USE_KERNELS:
+            n, c = len(qb), np.ascontiguousarray
+            F = np.empty((n, 12))
+            K, D, M = (np.empty((n, 12, 12)) for _ in range(3)) if jacobians else (np.empty((0, 12, 12)),) * 3
+            _r3r3_kernel.inertia_forces(c(qb, dtype=float), c(vb, dtype=float), c(ab, dtype=float), self.length,
+                                        self.rhoA, self.Js, jacobians, F, K, D, M)
+            return (F, K, D, M) if jacobians else (F, None, None, None)
         q2, jet = _r3r3_aligned(qb, 3 if jacobians else 2)
         v2, a2 = (vb, ab) if jet is None else self._mapped(vb, ab, jet)
         out = _r3r3.inertia_forces(q2, v2, a2, self.length, self.rhoA, self.Js, jacobians)

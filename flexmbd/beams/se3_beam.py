@@ -25,6 +25,10 @@ exact derivative of f along the increments:
        ∂(T⁻ᵀ(η) g_k)/∂η|_{η=−ξ_k} Q_k  (``lie.se3_dTinv``; second derivative of the log).
 K is not symmetric away from equilibrium (derivative along right-trivialised increments).
 
+``elastic_forces`` takes the nodes' configurations (positions and Euler parameters) and
+runs the compiled kernel (:func:`flexmbd.kernels.se3_beam.n_node_forces`) when Numba is
+available; ``internal_forces`` is the NumPy reference it is tested against.
+
 Shape functions are supplied by the caller: values N (n_gauss, n_nodes) or
 (n_el, n_gauss, n_nodes), arc-length derivatives dN (n_el, n_gauss, n_nodes) and
 arc-length weights w (n_el, n_gauss).  Section ordering: axial, shear 2, shear 3,
@@ -35,8 +39,13 @@ from __future__ import annotations
 import numpy as np
 
 from .. import lie
+from ..kernels import AVAILABLE as USE_KERNELS
+from ..rotations import rotation_matrix
 
-__all__ = ["internal_forces", "reference_strains", "relative_twists", "section_forces"]
+if USE_KERNELS:
+    from ..kernels import se3_beam as _kernel
+
+__all__ = ["elastic_forces", "internal_forces", "reference_strains", "relative_twists", "section_forces"]
 
 
 def relative_twists(R, x):
@@ -130,3 +139,20 @@ def internal_forces(R, x, N, dN, w, eps0, D, jacobians=True):
         K[:, 6 * k:6 * k + 6] += Lp[:, k - 1] @ Q[:, k]
         K[:, :6] += Lm[:, k - 1] @ Q[:, k]
     return f, K, energy
+
+
+def elastic_forces(q, N, dN, w, eps0, D, jacobians=True):
+    """``internal_forces`` for node configurations q (n_el, n_nodes, 7) = (x, Euler
+    parameters): ``(f, K or None, energy)``.  Compiled when Numba is available."""
+    q = np.asarray(q, dtype=float)
+    if not USE_KERNELS:
+        R = rotation_matrix(q[..., 3:].reshape(-1, 4)).reshape(q.shape[:2] + (3, 3))
+        return internal_forces(R, q[..., :3], N, dN, w, eps0, D, jacobians)
+    E, n = q.shape[:2]
+    c = np.ascontiguousarray
+    N = np.asarray(N, dtype=float)
+    f, V = np.empty((E, 6 * n)), np.empty(E)
+    K = np.empty((E, 6 * n, 6 * n)) if jacobians else np.empty((0, 6 * n, 6 * n))
+    _kernel.n_node_forces(c(q), c(N[None] if N.ndim == 2 else N), c(np.broadcast_to(dN, (E,) + np.shape(dN)[-2:]),
+                          dtype=float), c(w, dtype=float), c(eps0, dtype=float), c(D, dtype=float), jacobians, f, K, V)
+    return f, (K if jacobians else None), V

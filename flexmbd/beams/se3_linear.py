@@ -89,7 +89,8 @@ def _elastic_forces_compiled(qa, qb, d0, length, D, jacobians):
     c = np.ascontiguousarray
     f, V, sig = np.empty((n, 12)), np.empty(n), np.empty((n, 6))
     K = np.empty((n, 12, 12)) if jacobians else np.empty((0, 12, 12))
+    L = np.asarray(length, dtype=float)
     _kernel.elastic_forces(c(qa, dtype=float), c(qb, dtype=float), c(d0, dtype=float),
-                           c(np.broadcast_to(np.asarray(length, dtype=float), (n,))), c(D, dtype=float),
+                           c(L if L.shape == (n,) else np.broadcast_to(L, (n,))), c(D, dtype=float),
                            jacobians, f, K, V, sig)
     return f, (K if jacobians else None), V, sig

@@ -47,3 +47,25 @@ def tangent(dv, T):
     """T_SE3(Δ) (N, 6, 6) of increments dv (N, 6) (``FrameKind.tangent``)."""
     for r in range(dv.shape[0]):
         se3_T(dv[r], T[r])
+
+
+@njit(cache=True)
+def weight(q, mass, g, jacobians, Q, K):
+    """Weight of frame nodes (``FrameKind.weight``): Q_U = Aᵀ m g and ∂Q_U/∂Θ = (Aᵀ m g)~
+    for rows q (N, 7); fills Q (N, 6) and, if ``jacobians``, K (N, 6, 6)."""
+    A = np.empty((3, 3))
+    for r in range(q.shape[0]):
+        rotation_matrix(q[r, 3:7], A)
+        b0 = mass[r] * (A[0, 0] * g[0] + A[1, 0] * g[1] + A[2, 0] * g[2])
+        b1 = mass[r] * (A[0, 1] * g[0] + A[1, 1] * g[1] + A[2, 1] * g[2])
+        b2 = mass[r] * (A[0, 2] * g[0] + A[1, 2] * g[1] + A[2, 2] * g[2])
+        Q[r, 0], Q[r, 1], Q[r, 2] = b0, b1, b2
+        Q[r, 3], Q[r, 4], Q[r, 5] = 0.0, 0.0, 0.0
+        if not jacobians:
+            continue
+        for i in range(6):
+            for j in range(6):
+                K[r, i, j] = 0.0
+        K[r, 0, 4], K[r, 0, 5] = -b2, b1
+        K[r, 1, 3], K[r, 1, 5] = b2, -b0
+        K[r, 2, 3], K[r, 2, 4] = -b1, b0

@@ -14,6 +14,7 @@ from numba import njit
 
 from ..lie import _SERIES, THRESHOLDS
 
+S_A = np.ascontiguousarray(_SERIES["a"])
 S_B = np.ascontiguousarray(_SERIES["b"])
 S_C = np.ascontiguousarray(_SERIES["c"])
 S_G = np.ascontiguousarray(_SERIES["g"])
@@ -22,9 +23,12 @@ S_DC = np.ascontiguousarray(_SERIES["dc"])
 S_DDB = np.ascontiguousarray(_SERIES["ddb"])
 S_DDC = np.ascontiguousarray(_SERIES["ddc"])
 S_HS = np.ascontiguousarray(_SERIES["hs"])
+S_DDDB = np.ascontiguousarray(_SERIES["dddb"])
+S_DDDC = np.ascontiguousarray(_SERIES["dddc"])
 T_A, T_B, T_C, T_G = THRESHOLDS["a"], THRESHOLDS["b"], THRESHOLDS["c"], THRESHOLDS["g"]
 T_DB, T_DC, T_DDB, T_DDC = THRESHOLDS["db"], THRESHOLDS["dc"], THRESHOLDS["ddb"], THRESHOLDS["ddc"]
 T_HS = THRESHOLDS["hs"]
+T_DDDB, T_DDDC = THRESHOLDS["dddb"], THRESHOLDS["dddc"]
 
 
 # ------------------------------------------------------------------ coefficients
@@ -60,6 +64,14 @@ def _db_direct(x):
 @njit(cache=True)
 def _dc_direct(x):
     return (_b_direct(x) - 3.0 * _c_direct(x)) / (x * x)
+
+
+@njit(cache=True)
+def coef_a(th):
+    """sin θ/θ."""
+    if th < T_A:
+        return _horner(S_A, th * th)
+    return _a_direct(th)
 
 
 @njit(cache=True)
@@ -108,9 +120,7 @@ def coef_ddb(th):
     """(db)′(θ)/θ."""
     if th < T_DDB:
         return _horner(S_DDB, th * th)
-    x2 = th * th
-    da = (math.cos(th) - _a_direct(th)) / x2
-    return (da - 4.0 * _db_direct(th)) / x2
+    return _ddb_direct(th)
 
 
 @njit(cache=True)
@@ -118,7 +128,38 @@ def coef_ddc(th):
     """(dc)′(θ)/θ."""
     if th < T_DDC:
         return _horner(S_DDC, th * th)
-    return (_db_direct(th) - 5.0 * _dc_direct(th)) / (th * th)
+    return _ddc_direct(th)
+
+
+@njit(cache=True)
+def _ddb_direct(x):
+    x2 = x * x
+    return ((math.cos(x) - _a_direct(x)) / x2 - 4.0 * _db_direct(x)) / x2
+
+
+@njit(cache=True)
+def _ddc_direct(x):
+    return (_db_direct(x) - 5.0 * _dc_direct(x)) / (x * x)
+
+
+@njit(cache=True)
+def coef_dddb(th):
+    """(ddb)′(θ)/θ."""
+    if th < T_DDDB:
+        return _horner(S_DDDB, th * th)
+    x2 = th * th
+    a = _a_direct(th)
+    da = (math.cos(th) - a) / x2
+    dda = (-a - 3.0 * da) / x2
+    return (dda - 6.0 * _ddb_direct(th)) / x2
+
+
+@njit(cache=True)
+def coef_dddc(th):
+    """(ddc)′(θ)/θ."""
+    if th < T_DDDC:
+        return _horner(S_DDDC, th * th)
+    return (_ddb_direct(th) - 7.0 * _ddc_direct(th)) / (th * th)
 
 
 @njit(cache=True)
@@ -290,3 +331,135 @@ def dTt(psi, w, U, th, b, c, db, dc, ddb, ddc, D1, D2U):
             D2U[i, j] = (g1[i] * (sb2 * psi[j] + db * U[j]) + db * psi[j] * g1u[i] + db * pu * g1ij
                          + g2i * (sc2 * psi[j] + dc * U[j]) + dc * psi[j] * g2u + dc * pu * g2ij
                          + c * g2iju)
+
+
+# ------------------------------------------------------------------ derivatives of T_SE3
+@njit(cache=True)
+def coefficients(th, k):
+    """k = (b, c, db, dc, ddb, ddc, dddb, dddc) at θ (8,)."""
+    k[0], k[1], k[2], k[3] = coef_b(th), coef_c(th), coef_db(th), coef_dc(th)
+    k[4], k[5], k[6], k[7] = coef_ddb(th), coef_ddc(th), coef_dddb(th), coef_dddc(th)
+
+
+@njit(cache=True)
+def quadratic_form_hessian(Om, w, m, U, k, third, H, H3U):
+    """Hessian H = ∂²f/∂Ω² of f(Ω) = mᵀ T(Ω) w and, if ``third``, its third derivative
+    contracted with U, H3U[j, l] = Σ_r ∂³f/∂Ω_j∂Ω_l∂Ω_r U_r (both (3, 3), symmetric).
+
+    f = μ − b s + c Q with μ = m·w, s = Ω·n (n = w × m), Q = (m·Ω)(w·Ω) − θ² μ
+    (``lie.so3_ddT``/``lie.se3_ddT`` in the NumPy reference); Leibniz rule with ∂b = db Ω,
+    ∂²b = ddb ΩΩᵀ + db I, ∂³b·U = dddb (Ω·U) ΩΩᵀ + ddb (UΩᵀ + ΩUᵀ + (Ω·U) I) (same for
+    c), ∇s = n, ∇Q = u = (m·Ω) w + (w·Ω) m − 2μΩ, ∇²Q = m wᵀ + w mᵀ − 2μ I.
+    k = ``coefficients(|Ω|)``.
+    """
+    b, c, db, dc, ddb, ddc, dddb, dddc = k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7]
+    n0, n1, n2 = w[1] * m[2] - w[2] * m[1], w[2] * m[0] - w[0] * m[2], w[0] * m[1] - w[1] * m[0]
+    nv = (n0, n1, n2)
+    s = Om[0] * n0 + Om[1] * n1 + Om[2] * n2
+    mu = m[0] * w[0] + m[1] * w[1] + m[2] * w[2]
+    p = m[0] * Om[0] + m[1] * Om[1] + m[2] * Om[2]
+    r = w[0] * Om[0] + w[1] * Om[1] + w[2] * Om[2]
+    t = Om[0] * Om[0] + Om[1] * Om[1] + Om[2] * Om[2]
+    Q = p * r - t * mu
+    u = (p * w[0] + r * m[0] - 2.0 * mu * Om[0], p * w[1] + r * m[1] - 2.0 * mu * Om[1],
+         p * w[2] + r * m[2] - 2.0 * mu * Om[2])
+    for j in range(3):
+        for l in range(3):
+            d = 1.0 if j == l else 0.0
+            oo = Om[j] * Om[l]
+            q2 = m[j] * w[l] + w[j] * m[l] - 2.0 * mu * d
+            H[j, l] = (-((ddb * oo + db * d) * s + db * (Om[j] * nv[l] + nv[j] * Om[l]))
+                       + (ddc * oo + dc * d) * Q + dc * (Om[j] * u[l] + u[j] * Om[l]) + c * q2)
+    if not third:
+        return
+    pu = Om[0] * U[0] + Om[1] * U[1] + Om[2] * U[2]
+    nU = n0 * U[0] + n1 * U[1] + n2 * U[2]
+    uU = u[0] * U[0] + u[1] * U[1] + u[2] * U[2]
+    wU = w[0] * U[0] + w[1] * U[1] + w[2] * U[2]
+    mU = m[0] * U[0] + m[1] * U[1] + m[2] * U[2]
+    b2U = (ddb * pu * Om[0] + db * U[0], ddb * pu * Om[1] + db * U[1], ddb * pu * Om[2] + db * U[2])
+    c2U = (ddc * pu * Om[0] + dc * U[0], ddc * pu * Om[1] + dc * U[1], ddc * pu * Om[2] + dc * U[2])
+    q2U = (m[0] * wU + w[0] * mU - 2.0 * mu * U[0], m[1] * wU + w[1] * mU - 2.0 * mu * U[1],
+           m[2] * wU + w[2] * mU - 2.0 * mu * U[2])
+    for j in range(3):
+        for l in range(3):
+            d = 1.0 if j == l else 0.0
+            oo = Om[j] * Om[l]
+            sym = U[j] * Om[l] + Om[j] * U[l] + pu * d
+            q2 = m[j] * w[l] + w[j] * m[l] - 2.0 * mu * d
+            H3U[j, l] = (-((dddb * pu * oo + ddb * sym) * s + (ddb * oo + db * d) * nU
+                           + b2U[j] * nv[l] + nv[j] * b2U[l])
+                         + (dddc * pu * oo + ddc * sym) * Q + (ddc * oo + dc * d) * uU
+                         + c2U[j] * u[l] + u[j] * c2U[l]
+                         + dc * (Om[j] * q2U[l] + q2U[j] * Om[l]) + dc * pu * q2)
+
+
+@njit(cache=True)
+def se3_dT(h, a, k, out, D1, D2U):
+    """out = ∂(T_SE3(h) a)/∂h (6, 6) (``lie.se3_dT``).  With F(v) = T(Ω) v and
+    T(Ω) v = T(−Ω)ᵀ v, the blocks [[F′(a_Ω), F′(a_U) + F″(a_Ω)·U], [0, F′(a_Ω)]] come from
+    ``dTt`` at −Ω (F′ = −D1, F″·U = D2U).  k = ``coefficients(|Ω|)``; D1, D2U (3, 3) scratch."""
+    U = h[0:3]
+    mO = np.empty(3)
+    for i in range(3):
+        mO[i] = -h[3 + i]
+    th = math.sqrt(h[3] * h[3] + h[4] * h[4] + h[5] * h[5])
+    b, c, db, dc, ddb, ddc = k[0], k[1], k[2], k[3], k[4], k[5]
+    dTt(mO, a[3:6], U, th, b, c, db, dc, ddb, ddc, D1, D2U)
+    for i in range(3):
+        for j in range(3):
+            out[i, j] = -D1[i, j]
+            out[i + 3, j + 3] = -D1[i, j]
+            out[i + 3, j] = 0.0
+            out[i, j + 3] = D2U[i, j]
+    dTt(mO, a[0:3], U, th, b, c, db, dc, ddb, ddc, D1, D2U)
+    for i in range(3):
+        for j in range(3):
+            out[i, j + 3] -= D1[i, j]
+
+
+@njit(cache=True)
+def se3_dTt(h, w, k, out, D1, D2U):
+    """out = ∂(T_SE3(h)ᵀ w)/∂h (6, 6) (``lie.se3_dT(…, transpose=True)``):
+    [[0, F′(w_U)], [F′(w_U), F′(w_Ω) + F″(w_U)·U]] with F(v) = T(Ω)ᵀ v (``dTt``)."""
+    U = h[0:3]
+    Om = h[3:6]
+    th = math.sqrt(h[3] * h[3] + h[4] * h[4] + h[5] * h[5])
+    b, c, db, dc, ddb, ddc = k[0], k[1], k[2], k[3], k[4], k[5]
+    dTt(Om, w[0:3], U, th, b, c, db, dc, ddb, ddc, D1, D2U)
+    for i in range(3):
+        for j in range(3):
+            out[i, j] = 0.0
+            out[i, j + 3] = D1[i, j]
+            out[i + 3, j] = D1[i, j]
+            out[i + 3, j + 3] = D2U[i, j]
+    dTt(Om, w[3:6], U, th, b, c, db, dc, ddb, ddc, D1, D2U)
+    for i in range(3):
+        for j in range(3):
+            out[i + 3, j + 3] += D1[i, j]
+
+
+@njit(cache=True)
+def se3_hessian(h, a, sig, k, S, H1, H2):
+    """S = ∂²(σᵀ T_SE3(h) a)/∂h² (6, 6) = Σ_i σ_i ``lie.se3_ddT(h, a)[i]``.
+
+    σᵀ T_SE3 a = f(a_U, σ_U) + ∇_Ω f(a_Ω, σ_U)·U + f(a_Ω, σ_Ω) with f(w, m) = mᵀ T(Ω) w,
+    so S_UU = 0, S_UΩ = ∇²f(a_Ω, σ_U), S_ΩΩ = ∇²f(a_U, σ_U) + ∇²f(a_Ω, σ_Ω) + ∇³f(a_Ω, σ_U)·U
+    (``quadratic_form_hessian``).  H1, H2 (3, 3) scratch."""
+    U = h[0:3]
+    Om = h[3:6]
+    quadratic_form_hessian(Om, a[3:6], sig[0:3], U, k, True, H1, H2)
+    for i in range(3):
+        for j in range(3):
+            S[i, j] = 0.0
+            S[i, j + 3] = H1[i, j]
+            S[i + 3, j] = H1[j, i]
+            S[i + 3, j + 3] = H2[i, j]
+    quadratic_form_hessian(Om, a[0:3], sig[0:3], U, k, False, H1, H2)
+    for i in range(3):
+        for j in range(3):
+            S[i + 3, j + 3] += H1[i, j]
+    quadratic_form_hessian(Om, a[3:6], sig[3:6], U, k, False, H1, H2)
+    for i in range(3):
+        for j in range(3):
+            S[i + 3, j + 3] += H1[i, j]

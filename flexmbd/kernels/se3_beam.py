@@ -1,6 +1,8 @@
 """Compiled SE(3) beam kernels: the two-node element's internal forces and exact stiffness
-(reference: :func:`flexmbd.beams.se3_linear.elastic_forces`) and the beam inertia
-(reference: :func:`flexmbd.beams.inertia.inertia_forces`, ``kinetic_energy``)."""
+(reference: :func:`flexmbd.beams.se3_linear.elastic_forces`), the n-node element's
+(Lagrange of any order or NURBS; reference: :func:`flexmbd.beams.se3_beam.internal_forces`)
+and the beam inertia (reference: :func:`flexmbd.beams.inertia.inertia_forces`,
+``kinetic_energy``)."""
 from __future__ import annotations
 
 import math
@@ -9,15 +11,19 @@ import numpy as np
 from numba import njit
 
 from .lie import (
+    coefficients,
     coef_b,
     coef_c,
     coef_db,
     coef_dc,
     coef_ddb,
     coef_ddc,
-    dTt,
     quat_to_rotvec,
     rotation_matrix,
+    se3_dT,
+    se3_dTt,
+    se3_hessian,
+    se3_T,
     se3_Tinv,
     so3_Tinv,
 )
@@ -45,33 +51,21 @@ def _relative_twist(qa, qb, d, A, W):
 
 
 @njit(cache=True)
-def _geometric(x, sig, Ti, z, dT, D1, D2U, W1, W2, G):
+def _geometric(x, sig, Ti, z, dT, D1, D2U, k8, G):
     """G = ∂(T_SE3⁻ᵀ(x) σ)/∂x = −T⁻ᵀ ∂(T_SE3ᵀ(x) z)/∂x at z = T⁻ᵀ σ (``lie.se3_dTinv``).
 
-    ∂(T_SE3ᵀ z)/∂x = [[0, F′(z_U)], [F′(z_U), F′(z_Ω) + F″(z_U)·U]], F(w) = T(Ω)ᵀ w.
-    Ti (6, 6) must hold T_SE3(x)⁻¹.
+    ∂(T_SE3ᵀ z)/∂x from ``lie.se3_dTt``.  Ti (6, 6) must hold T_SE3(x)⁻¹; dT (6, 6), D1,
+    D2U (3, 3) and k8 (8,) are scratch.
     """
     for i in range(6):
         s = 0.0
         for k in range(6):
             s += Ti[k, i] * sig[k]
         z[i] = s
-    U = x[0:3]
-    Om = x[3:6]
-    th = math.sqrt(Om[0] * Om[0] + Om[1] * Om[1] + Om[2] * Om[2])
-    b, c, db, dc = coef_b(th), coef_c(th), coef_db(th), coef_dc(th)
-    ddb, ddc = coef_ddb(th), coef_ddc(th)
-    dTt(Om, z[0:3], U, th, b, c, db, dc, ddb, ddc, D1, D2U)
-    for i in range(3):
-        for j in range(3):
-            dT[i, j] = 0.0
-            dT[i, j + 3] = D1[i, j]
-            dT[i + 3, j] = D1[i, j]
-            dT[i + 3, j + 3] = D2U[i, j]
-    dTt(Om, z[3:6], U, th, b, c, db, dc, ddb, ddc, D1, D2U)
-    for i in range(3):
-        for j in range(3):
-            dT[i + 3, j + 3] += D1[i, j]
+    th = math.sqrt(x[3] * x[3] + x[4] * x[4] + x[5] * x[5])
+    k8[0], k8[1], k8[2], k8[3] = coef_b(th), coef_c(th), coef_db(th), coef_dc(th)
+    k8[4], k8[5] = coef_ddb(th), coef_ddc(th)      # se3_dTt needs no third-order coefficients
+    se3_dTt(x, z, k8, dT, D1, D2U)
     for i in range(6):
         for j in range(6):
             s = 0.0
@@ -100,6 +94,7 @@ def elastic_forces(qa, qb, d0, length, D, jacobians, f, K, V, sig_out):
     D1 = np.empty((3, 3))
     D2U = np.empty((3, 3))
     G = np.empty((6, 6))
+    k8 = np.empty(8)
     for el in range(n):
         L = length[el]
         _relative_twist(qa[el], qb[el], d, A, W1)
@@ -143,9 +138,9 @@ def elastic_forces(qa, qb, d0, length, D, jacobians, f, K, V, sig_out):
                 Kel[a, b] = s
         for half in range(2):
             if half == 0:
-                _geometric(dm, sig, Tm, z, dT, D1, D2U, W1, W2, G)
+                _geometric(dm, sig, Tm, z, dT, D1, D2U, k8, G)
             else:
-                _geometric(d, sig, Tp, z, dT, D1, D2U, W1, W2, G)
+                _geometric(d, sig, Tp, z, dT, D1, D2U, k8, G)
             r0 = 6 * half
             for i in range(6):
                 for b in range(12):
@@ -257,3 +252,177 @@ def kinetic_energy(v, N, w, Ms, T):
                     q += eta[i] * Ms[el, i, j] * eta[j]
             t += w[el, gp] * q
         T[el] = 0.5 * t
+
+
+@njit(cache=True)
+def _times_Tinv(Y, Ti, c, out):
+    """out += c · Y T⁻¹ for Y (6, 6) and T⁻¹ = [[A, B], [0, A]] (its zero block skipped)."""
+    for i in range(6):
+        y0, y1, y2, y3, y4, y5 = Y[i, 0], Y[i, 1], Y[i, 2], Y[i, 3], Y[i, 4], Y[i, 5]
+        for j in range(3):
+            out[i, j] += c * (y0 * Ti[0, j] + y1 * Ti[1, j] + y2 * Ti[2, j])
+            out[i, j + 3] += c * (y0 * Ti[0, j + 3] + y1 * Ti[1, j + 3] + y2 * Ti[2, j + 3]
+                                  + y3 * Ti[3, j + 3] + y4 * Ti[4, j + 3] + y5 * Ti[5, j + 3])
+
+
+@njit(cache=True)
+def _Tinv_t_times(Ti, Y, c, out):
+    """out += c · T⁻ᵀ Y for Y (6, 6) and T⁻¹ = [[A, B], [0, A]] (its zero block skipped)."""
+    for j in range(6):
+        y0, y1, y2, y3, y4, y5 = Y[0, j], Y[1, j], Y[2, j], Y[3, j], Y[4, j], Y[5, j]
+        for i in range(3):
+            out[i, j] += c * (Ti[0, i] * y0 + Ti[1, i] * y1 + Ti[2, i] * y2)
+            out[i + 3, j] += c * (Ti[0, i + 3] * y0 + Ti[1, i + 3] * y1 + Ti[2, i + 3] * y2
+                                  + Ti[3, i + 3] * y3 + Ti[4, i + 3] * y4 + Ti[5, i + 3] * y5)
+
+
+@njit(cache=True)
+def n_node_forces(q, N, dN, w, eps0, D, jacobians, f, K, V):
+    """Element loop of ``se3_beam.internal_forces`` for node configurations q (E, n, 7)
+    (positions, Euler parameters); N (E or 1, G, n), dN (E, G, n), w (E, G), eps0 (E, G, 6),
+    D (E, 6, 6).  Fills f (E, 6n), K (E, 6n, 6n) (if ``jacobians``) and V (E,).
+
+    Per Gauss point (x = Σ N_k ξ_k, a = Σ N_k′ ξ_k): ε = T(x) a, σ = D (ε − ε₀),
+    B_k = N_k ∂(T a)/∂x + N_k′ T, g_k = Σ w Bₖᵀ σ, H_kl = Σ w (B_kᵀ D B_l + N_k N_l S
+    + N_k N_l′ M + N_k′ N_l Mᵀ) with S = ∂²(σᵀ T a)/∂x², M = (∂(Tᵀ σ)/∂x)ᵀ; then
+    f = Qᵀ g and K = Qᵀ H Q + L with the block-sparse Q (δξ_k = T⁻¹(ξ_k) δh_k − T⁻¹(−ξ_k) δh_1)
+    and L from ∂(T⁻ᵀ(±ξ_k) g_k)/∂ξ (``_geometric``).  Node 1's ξ is zero, so only the
+    blocks k, l ≥ 2 of g and H are formed.
+    """
+    E, n = q.shape[0], q.shape[1]
+    ng = w.shape[1]
+    xi = np.zeros((n, 6))
+    Tp = np.empty((n, 6, 6))
+    Tm = np.empty((n, 6, 6))
+    g = np.empty((n, 6))
+    H = np.empty((n, n, 6, 6))
+    HQ = np.empty((n, n, 6, 6))
+    B = np.empty((n, 6, 6))
+    DB = np.empty((n, 6, 6))
+    x = np.empty(6)
+    a = np.empty(6)
+    e = np.empty(6)
+    sig = np.empty(6)
+    neg = np.empty(6)
+    k8 = np.empty(8)
+    T = np.empty((6, 6))
+    A = np.empty((6, 6))
+    S = np.empty((6, 6))
+    J = np.empty((6, 6))
+    G = np.empty((6, 6))
+    dT = np.empty((6, 6))
+    R3 = np.empty((3, 3))
+    W1 = np.empty((3, 3))
+    W2 = np.empty((3, 3))
+    z = np.empty(6)
+    for el in range(E):
+        Ne = N[el if N.shape[0] > 1 else 0]
+        for k in range(1, n):
+            _relative_twist(q[el, 0], q[el, k], xi[k], R3, W1)
+            for i in range(6):
+                neg[i] = -xi[k, i]
+            se3_Tinv(xi[k], Tp[k], W1, W2)
+            se3_Tinv(neg, Tm[k], W1, W2)
+        g[:, :] = 0.0
+        if jacobians:
+            H[:, :, :, :] = 0.0
+        v = 0.0
+        for gp in range(ng):
+            for i in range(6):
+                s = 0.0
+                r = 0.0
+                for k in range(1, n):
+                    s += Ne[gp, k] * xi[k, i]
+                    r += dN[el, gp, k] * xi[k, i]
+                x[i] = s
+                a[i] = r
+            se3_T(x, T)
+            for i in range(6):
+                s = 0.0
+                for j in range(6):
+                    s += T[i, j] * a[j]
+                e[i] = s - eps0[el, gp, i]
+            wg = w[el, gp]
+            for i in range(6):
+                s = 0.0
+                for j in range(6):
+                    s += D[el, i, j] * e[j]
+                sig[i] = s
+                v += 0.5 * wg * e[i] * s
+            coefficients(math.sqrt(x[3] * x[3] + x[4] * x[4] + x[5] * x[5]), k8)
+            se3_dT(x, a, k8, A, W1, W2)
+            for k in range(1, n):
+                nk, dk = Ne[gp, k], dN[el, gp, k]
+                for i in range(6):
+                    for j in range(6):
+                        B[k, i, j] = nk * A[i, j] + dk * T[i, j]
+                for j in range(6):
+                    s = 0.0
+                    for i in range(6):
+                        s += B[k, i, j] * sig[i]
+                    g[k, j] += wg * s
+            if not jacobians:
+                continue
+            se3_hessian(x, a, sig, k8, S, W1, W2)
+            se3_dTt(x, sig, k8, J, W1, W2)      # M = Jᵀ
+            for k in range(1, n):
+                for i in range(6):
+                    for j in range(6):
+                        s = 0.0
+                        for m in range(6):
+                            s += D[el, i, m] * B[k, m, j]
+                        DB[k, i, j] = wg * s
+            for k in range(1, n):
+                nk, dk = Ne[gp, k], dN[el, gp, k]
+                for l_ in range(k, n):         # Bₖᵀ D B_l = (B_lᵀ D Bₖ)ᵀ: each pair once
+                    nl, dl = Ne[gp, l_], dN[el, gp, l_]
+                    cs, c1, c2 = wg * nk * nl, wg * nk * dl, wg * dk * nl
+                    Hkl = H[k, l_]
+                    Hlk = H[l_, k]
+                    for i in range(6):
+                        for j in range(6):
+                            s = 0.0
+                            for m in range(6):
+                                s += B[k, m, i] * DB[l_, m, j]
+                            Hkl[i, j] += s + cs * S[i, j] + c1 * J[j, i] + c2 * J[i, j]
+                            if l_ > k:
+                                Hlk[j, i] += s + cs * S[j, i] + c2 * J[i, j] + c1 * J[j, i]
+        V[el] = v
+        # f = Qᵀ g: f_1 = −Σ_k T⁻ᵀ(−ξ_k) g_k, f_k = T⁻ᵀ(ξ_k) g_k
+        fe = f[el]
+        for i in range(6):
+            fe[i] = 0.0
+        for k in range(1, n):
+            for j in range(6):
+                sp = 0.0
+                sm = 0.0
+                for i in range(6):
+                    sp += Tp[k, i, j] * g[k, i]
+                    sm += Tm[k, i, j] * g[k, i]
+                fe[6 * k + j] = sp
+                fe[j] -= sm
+        if not jacobians:
+            continue
+        # HQ[k, b] = Σ_l H[k, l] Q[l, b]:  b ≥ 2: H[k, b] T⁻¹(ξ_b);  b = 1: −Σ_l H[k, l] T⁻¹(−ξ_l)
+        HQ[:, :, :, :] = 0.0
+        for k in range(1, n):
+            for l_ in range(1, n):
+                _times_Tinv(H[k, l_], Tp[l_], 1.0, HQ[k, l_])
+                _times_Tinv(H[k, l_], Tm[l_], -1.0, HQ[k, 0])
+        # K[a, b] = Σ_k Q[k, a]ᵀ HQ[k, b], viewed as (n, 6, n, 6) blocks
+        Ke = K[el]
+        Ke[:, :] = 0.0
+        for k in range(1, n):
+            for b_ in range(n):
+                _Tinv_t_times(Tp[k], HQ[k, b_], 1.0, Ke[6 * k:6 * k + 6, 6 * b_:6 * b_ + 6])
+                _Tinv_t_times(Tm[k], HQ[k, b_], -1.0, Ke[0:6, 6 * b_:6 * b_ + 6])
+        # L: the derivative of Qᵀ at fixed g (second derivative of the log map)
+        for k in range(1, n):
+            _geometric(xi[k], g[k], Tp[k], z, dT, W1, W2, k8, G)
+            _times_Tinv(G, Tp[k], 1.0, Ke[6 * k:6 * k + 6, 6 * k:6 * k + 6])
+            _times_Tinv(G, Tm[k], -1.0, Ke[6 * k:6 * k + 6, 0:6])
+            for i in range(6):
+                neg[i] = -xi[k, i]
+            _geometric(neg, g[k], Tm[k], z, dT, W1, W2, k8, G)
+            _times_Tinv(G, Tp[k], 1.0, Ke[0:6, 6 * k:6 * k + 6])
+            _times_Tinv(G, Tm[k], -1.0, Ke[0:6, 0:6])

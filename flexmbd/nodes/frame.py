@@ -152,6 +152,13 @@ class FrameKind(NodeKind):
 
     def weight(self, q, mass, g, jacobians=True):
         # body-frame translational increments: Q_U = Aᵀ m g, ∂(Aᵀ m g)/∂Θ = (Aᵀ m g)~
+        if USE_KERNELS:
+            n = len(mass)
+            Q = np.empty((n, 6))
+            K = np.empty((n, 6, 6)) if jacobians else np.empty((0, 6, 6))
+            _frames.weight(np.ascontiguousarray(q, dtype=float), np.ascontiguousarray(mass, dtype=float),
+                           np.ascontiguousarray(g, dtype=float), jacobians, Q, K)
+            return Q, (K if jacobians else None)
         A = rotation_matrix(q[:, 3:7])
         b = np.einsum("nji,j->ni", A, g) * mass[:, None]
         Q = np.zeros((len(mass), 6))

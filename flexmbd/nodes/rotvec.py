@@ -10,10 +10,22 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..kernels import AVAILABLE as USE_KERNELS
 from ..lie import quat_from_rotvec, quat_to_rotvec, so3_dT, so3_exp, so3_T, so3_Tinv
 from ..rotations import skew
 from .base import NodeKind, MarkerSet
 from .rotvec_branch import rescale_state
+
+if USE_KERNELS:
+    from ..kernels import r3r3 as _kernel
+
+
+def _c(x, shape=None):
+    """x as a contiguous float array (of ``shape``, broadcast only when it differs)."""
+    x = np.ascontiguousarray(x, dtype=float)
+    if shape is not None and x.shape != shape:
+        x = np.ascontiguousarray(np.broadcast_to(x, shape))
+    return x
 
 
 def _mv(A, v):
@@ -40,8 +52,14 @@ def marker(q_node, u, point):
     """x = point·X + R u and J = ∂x/∂q = [point·I, −R ũ T] for nodes q = (X, ψ).
 
     q_node (N, 6), u (N, 3) in the node frame, point (N,) 1.0 (point) or 0.0
-    (direction).  Returns x (N, 3), J (N, 3, 6).
+    (direction).  Returns x (N, 3), J (N, 3, 6).  Compiled (:mod:`flexmbd.kernels.r3r3`)
+    when Numba is available; the NumPy code is the reference.
     """
+    if USE_KERNELS:
+        q_node, u = _c(q_node), _c(u)
+        x, J = np.empty((len(u), 3)), np.empty((len(u), 3, 6))
+        _kernel.markers(q_node, u, _c(point, (len(u),)), x, J)
+        return x, J
     q_node, u, point, _, R, T = _node_parts(q_node, u, point)
     x = point[:, None] * q_node[:, 0:3] + _mv(R, u)
     J = np.zeros((len(u), 3, 6))
@@ -55,6 +73,10 @@ def marker_contract(q_node, u, point, g):
 
         ∂²(gᵀ R u)/∂ψ² = dTᵀ(ψ, u × β) + Tᵀ ũ β̃ T   (gradient Tᵀ (u × β)).
     """
+    if USE_KERNELS:
+        out = np.empty((len(q_node), 6, 6))
+        _kernel.marker_contract(_c(q_node), _c(u), _c(g, (len(q_node), 3)), out)
+        return out
     q_node, u, point, psi, R, T = _node_parts(q_node, u, point)
     beta = _tmv(R, np.asarray(g, dtype=float))
     out = np.zeros((len(u), 6, 6))
@@ -69,6 +91,10 @@ def marker_dJv(q_node, u, point, v):
 
         ∂(J v)/∂ψ = −R ỹ T − R ũ dT(ψ, v_ψ).
     """
+    if USE_KERNELS:
+        out = np.empty((len(q_node), 3, 6))
+        _kernel.marker_dJv(_c(q_node), _c(u), _c(v), out)
+        return out
     q_node, u, point, psi, R, T = _node_parts(q_node, u, point)
     v = np.asarray(v, dtype=float)
     vp = v[:, 3:6]
