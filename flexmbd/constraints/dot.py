@@ -22,7 +22,8 @@ from itertools import chain
 
 import numpy as np
 
-from ..groups import CompiledSlot, ConstraintGroup, float_array, int_array, kernel_suffix
+from ..groups import (CompiledSlot, ConstraintGroup, Unsupported, float_array, floating_frame_kinds,
+                      floating_frame_layout, floating_frame_markers, int_array, kernel_suffix)
 from ..nodes import CONSTANT, ZERO
 from ..kernels import AVAILABLE as USE_KERNELS
 from ..timefunctions import TimeFunction
@@ -158,13 +159,35 @@ class DotConstraintGroup(ConstraintGroup):
     def __len__(self):
         return len(self.equations)
 
+    def _terms(self, t):
+        """(w, s) at t: the time arrays of the compiled slots."""
+        if not self.laws:
+            return self.w0, self.s0
+        w, _, _, s, _, _ = self._time_terms(t)
+        return w, s
+
+    def _frame_slot(self, kinds, markers, mtype):
+        """The slot of equations on floating frames (kernels/floating_frame.py ``dots``):
+        ``kinds`` and ``markers`` of sides 0 and 1, ``mtype`` of every marker slot."""
+        layouts = [floating_frame_layout(k) for k in kinds]
+        width = max([1] + [n + len(p) for n, p in layouts])
+        side = self.side.reshape(-1)
+        arrays = [floating_frame_markers(m, width) for m in markers]
+        ur, u, P = (np.where((side == 0).reshape((-1,) + (1,) * (x0.ndim - 1)), x0, x1)
+                    for x0, x1 in zip(*arrays))
+        table, pairs = floating_frame_kinds(layouts)
+        return CompiledSlot("modal_dots", (int_array(self.config_index), int_array(table), int_array(pairs),
+                                           int_array(side), int_array(mtype), float_array(self.sign.reshape(-1)),
+                                           float_array(ur), float_array(u), float_array(P)),
+                            self._terms, not self.laws)
+
     def compiled_slot(self):
-        def terms(t):
-            if not self.laws:
-                return self.w0, self.s0
-            w, _, _, s, _, _ = self._time_terms(t)
-            return w, s
-        return CompiledSlot(f"dots_{kernel_suffix(self.kind)}",
+        terms = self._terms
+        try:
+            suffix = kernel_suffix(self.kind)
+        except Unsupported:
+            return self._frame_slot((self.kind, self.kind), (self.markers, self.markers), self.markers.mtype)
+        return CompiledSlot(f"dots_{suffix}",
                             (int_array(self.slot_dof), float_array(self.markers.u), int_array(self.markers.mtype),
                              int_array(self.side_flat), float_array(self.sign_flat), float_array(self.marker_tensors)),
                             terms, not self.laws)
@@ -357,8 +380,11 @@ class MixedDotConstraintGroup(DotConstraintGroup):
         self.label = [eq.label for eq in self.equations]
 
     def compiled_slot(self):
-        from ..groups import Unsupported
-        raise Unsupported("joints between nodes of different kinds have no compiled kernel")
+        """Floating frames and rigid Euler-parameter bodies (kernels/floating_frame.py);
+        other pairs of kinds have no compiled kernel."""
+        side = self.side.reshape(-1)
+        return self._frame_slot((self.kind_i, self.kind_j), (self.markers_i, self.markers_j),
+                                np.where(side == 0, self.markers_i.mtype, self.markers_j.mtype))
 
     def subset(self, keep):
         keep = np.flatnonzero(keep)
