@@ -176,9 +176,30 @@ class DotConstraintGroup(ConstraintGroup):
         ur, u, P = (np.where((side == 0).reshape((-1,) + (1,) * (x0.ndim - 1)), x0, x1)
                     for x0, x1 in zip(*arrays))
         table, pairs = floating_frame_kinds(layouts)
+        n = len(self)
+        # slots on ground: constant values (their Jacobian columns go nowhere)
+        ground = getattr(self, "on_ground", None)
+        moving = np.ones(8 * n, dtype=bool) if ground is None else ~ground[np.repeat(np.arange(n), 8), side]
+        fixed = np.zeros((8 * n, 3))
+        if not moving.all():     # single-kind groups (a joint across kinds joins two bodies)
+            still = ~moving
+            fixed[still] = kinds[0].markers(u[still], mtype[still]).evaluate(
+                np.tile(kinds[0].ground_q, (int(still.sum()), 1)))[0]
+        # a slot equal to the previous equation's (same body, marker and place): not evaluated again
+        nq0 = kinds[0].nq
+        same = np.zeros(8 * n, dtype=bool)
+        if n > 1:
+            eq = np.repeat(np.arange(1, n), 8)
+            now, before = np.arange(8, 8 * n), np.arange(0, 8 * n - 8)
+            body_now = self.config_index[eq][np.arange(len(eq)), np.where(side[now] == 0, 0, nq0)]
+            body_before = self.config_index[eq - 1][np.arange(len(eq)), np.where(side[before] == 0, 0, nq0)]
+            same[8:] = ((side[now] == side[before]) & (mtype[now] == mtype[before]) & moving[now] & moving[before]
+                        & (body_now == body_before) & np.all(u[now] == u[before], axis=1)
+                        & np.all(ur[now] == ur[before], axis=1) & np.all(P[now] == P[before], axis=(1, 2)))
         return CompiledSlot("modal_dots", (int_array(self.config_index), int_array(table), int_array(pairs),
                                            int_array(side), int_array(mtype), float_array(self.sign.reshape(-1)),
-                                           float_array(ur), float_array(u), float_array(P)),
+                                           float_array(ur), float_array(u), float_array(P), int_array(moving),
+                                           float_array(fixed), int_array(same)),
                             self._terms, not self.laws)
 
     def compiled_slot(self):
@@ -196,8 +217,11 @@ class DotConstraintGroup(ConstraintGroup):
         keep = np.flatnonzero(keep)
         remap = {old: new for new, old in enumerate(keep)}
         laws = [TimeLaw(remap[tl.index], tl.law) for tl in self.laws if tl.index in remap]
-        return DotConstraintGroup(self.kind, [self.equations[i] for i in keep], self.dof_index[keep], laws,
-                                  self.config_index[keep])
+        out = DotConstraintGroup(self.kind, [self.equations[i] for i in keep], self.dof_index[keep], laws,
+                                 self.config_index[keep])
+        if getattr(self, "on_ground", None) is not None:
+            out.on_ground = self.on_ground[keep]
+        return out
 
     # --------------------------------------------------------------- helpers
     def _time_terms(self, t):

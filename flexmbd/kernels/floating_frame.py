@@ -62,73 +62,65 @@ def _frame(p, a, Dp):
 
 
 @njit(cache=True)
-def _monomials(eta, pairs, e, dE):
-    """ê = [1, η, (η_i η_j)] (na,) and ∂ê/∂η (na, n)."""
+def _monomials(eta, etad, etadd, pairs, e, ed, edd):
+    """ê = [1, η, (η_i η_j)] (na,) and its rates ê̇ = ∂ê/∂η η̇, ê̈ = ∂ê/∂η η̈ + ∂²ê[η̇, η̇].
+    ∂ê/∂η is I on the η rows and (η_j e_i + η_i e_j) on pair (i, j)'s: the kernels use
+    that structure instead of forming it."""
     n = eta.shape[0]
     e[0] = 1.0
-    dE[:, :] = 0.0
+    ed[0] = 0.0
+    edd[0] = 0.0
     for k in range(n):
         e[1 + k] = eta[k]
-        dE[1 + k, k] = 1.0
+        ed[1 + k] = etad[k]
+        edd[1 + k] = etadd[k]
     for b in range(pairs.shape[0]):
         i, j = pairs[b, 0], pairs[b, 1]
         e[1 + n + b] = eta[i] * eta[j]
-        dE[1 + n + b, i] += eta[j]
-        dE[1 + n + b, j] += eta[i]
+        ed[1 + n + b] = etad[i] * eta[j] + eta[i] * etad[j]
+        edd[1 + n + b] = etadd[i] * eta[j] + eta[i] * etadd[j] + 2.0 * etad[i] * etad[j]
 
 
 @njit(cache=True)
-def _pair_rate(x, pairs, n, out):
-    """out[a, k] = Σ_m ∂²ê_a/∂η_k∂η_m x_m (na, n): zero but for the pairs."""
-    out[:, :] = 0.0
+def _shape_row(x, eta, pairs, n, out):
+    """out[k] = Σ_a x_a ∂ê_a/∂η_k for x over ê's entries (na,): x[1 + k] plus the pairs'."""
+    for k in range(n):
+        out[k] = x[1 + k]
     for b in range(pairs.shape[0]):
         i, j = pairs[b, 0], pairs[b, 1]
-        out[1 + n + b, i] += x[j]
-        out[1 + n + b, j] += x[i]
-
-
-@njit(cache=True)
-def _matvec(A, x, out):
-    for a in range(A.shape[0]):
-        s = 0.0
-        for k in range(A.shape[1]):
-            s += A[a, k] * x[k]
-        out[a] = s
+        out[i] += x[1 + n + b] * eta[j]
+        out[j] += x[1 + n + b] * eta[i]
 
 
 # ------------------------------------------------------------------ channel forces
 @njit(cache=True)
-def _channel_force(G, e, dE, a, Dp, n, na, live, F):
-    """F (nv,) = Σ_c J_cᵀ G_c for channel vectors G (nc, 3)."""
+def _channel_force(G, e, eta, pairs, a, Dp, n, na, live, F, h):
+    """F (nv,) = Σ_c J_cᵀ G_c for channel vectors G (nc, 3); h (na,) scratch."""
     for i in range(3):
         F[i] = G[0, i]
-    for k in range(4 + n):
+    for k in range(4):
         F[3 + k] = 0.0
     g = np.zeros(3)
+    h[:] = 0.0
     for l in range(3):
         g[:] = 0.0
         for b in range(na):
             c = 1 + l * na + b
             if live[c] == 0:
                 continue
-            h = 0.0
             for i in range(3):
                 g[i] += e[b] * G[c, i]
-                h += a[l, i] * G[c, i]
-            if h != 0.0:
-                for k in range(n):
-                    d = dE[b, k]
-                    if d != 0.0:
-                        F[7 + k] += d * h
+            h[b] += a[l, 0] * G[c, 0] + a[l, 1] * G[c, 1] + a[l, 2] * G[c, 2]
         for k in range(4):
             F[3 + k] += Dp[l, 0, k] * g[0] + Dp[l, 1, k] * g[1] + Dp[l, 2, k] * g[2]
+    _shape_row(h, eta, pairs, n, F[7:])
 
 
 @njit(cache=True)
-def _channel_geometric(G, e, dE, a, Dp, pairs, n, na, live, scale, B):
+def _channel_geometric(G, e, eta, pairs, a, Dp, n, na, live, scale, B):
     """B += scale Σ_c ∂(J_cᵀ)/∂q G_c (the channels' second derivatives; G fixed)."""
     g = np.zeros(3)
-    u = np.zeros(3)
+    u = np.zeros((n, 3))
     for l in range(3):
         g[:] = 0.0
         for b in range(na):
@@ -143,16 +135,22 @@ def _channel_geometric(G, e, dE, a, Dp, pairs, n, na, live, scale, B):
                 for i in range(3):
                     s += g[i] * C_L[l, i, j, k]
                 B[3 + j, 3 + k] += 2.0 * scale * s
+        # u_k = Σ_a G_(l,a) ∂ê_a/∂η_k
         for k in range(n):
-            u[:] = 0.0
-            for b in range(na):
-                c = 1 + l * na + b
-                d = dE[b, k]
-                if d != 0.0 and live[c] != 0:
-                    for i in range(3):
-                        u[i] += d * G[c, i]
+            c = 1 + l * na + 1 + k
+            for i in range(3):
+                u[k, i] = G[c, i] if live[c] != 0 else 0.0
+        for b in range(pairs.shape[0]):
+            c = 1 + l * na + 1 + n + b
+            if live[c] == 0:
+                continue
+            i, j = pairs[b, 0], pairs[b, 1]
+            for m in range(3):
+                u[i, m] += G[c, m] * eta[j]
+                u[j, m] += G[c, m] * eta[i]
+        for k in range(n):
             for j in range(4):
-                t = scale * (Dp[l, 0, j] * u[0] + Dp[l, 1, j] * u[1] + Dp[l, 2, j] * u[2])
+                t = scale * (Dp[l, 0, j] * u[k, 0] + Dp[l, 1, j] * u[k, 1] + Dp[l, 2, j] * u[k, 2])
                 B[3 + j, 7 + k] += t
                 B[7 + k, 3 + j] += t
     for b in range(pairs.shape[0]):
@@ -180,7 +178,6 @@ def inertia(cfg, dof, W, pairs, live, qe, ve, ae, cM, cD, cK, matrix, F, B):
     a, ad, add = np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3))
     Dp, Dv, Da = np.empty((3, 3, 4)), np.empty((3, 3, 4)), np.empty((3, 3, 4))
     e, ed, edd = np.empty(na), np.empty(na), np.empty(na)
-    dE, dEd, dEdd = np.empty((na, n)), np.empty((na, n)), np.empty((na, n))
     rdd = np.empty((nc, 3))
     G = np.empty((nc, 3))
     Jt = np.zeros((nc, 3, nv))
@@ -188,13 +185,14 @@ def inertia(cfg, dof, W, pairs, live, qe, ve, ae, cM, cD, cK, matrix, F, B):
     JP, JV, JA = np.empty((3, nv)), np.empty((3, nv)), np.empty((3, nv))
     za, zad, zadd = np.empty(nv), np.empty(nv), np.empty(nv)
     sP, sV, sA = np.empty(na), np.empty(na), np.empty(na)
-    tmp = np.empty(na)
+    h = np.empty(na)
     for body in range(N):
         for k in range(nv):
             q[k] = qe[cfg[body, k]]
             v[k] = ve[dof[body, k]]
             acc[k] = ae[dof[body, k]]
         Wb = W[body]
+        eta, etad, etadd = q[7:], v[7:], acc[7:]
         _frame(q[3:7], a, Dp)
         _da(v[3:7], Dv)
         _da(acc[3:7], Da)
@@ -207,14 +205,7 @@ def inertia(cfg, dof, W, pairs, live, qe, ve, ae, cM, cD, cK, matrix, F, B):
                     s2 += Dv[l, i, j] * v[3 + j] + Dp[l, i, j] * acc[3 + j]
                 ad[l, i] = s1
                 add[l, i] = s2
-        _monomials(q[7:], pairs, e, dE)
-        _pair_rate(v[7:], pairs, n, dEd)
-        _pair_rate(acc[7:], pairs, n, dEdd)
-        _matvec(dE, v[7:], ed)
-        _matvec(dE, acc[7:], edd)
-        _matvec(dEd, v[7:], tmp)
-        for b in range(na):
-            edd[b] += tmp[b]
+        _monomials(eta, etad, etadd, pairs, e, ed, edd)
         # channel accelerations and G_c = Σ_d W_cd ρ̈_d
         for i in range(3):
             rdd[0, i] = acc[i]
@@ -230,37 +221,29 @@ def inertia(cfg, dof, W, pairs, live, qe, ve, ae, cM, cD, cK, matrix, F, B):
             g0 = g1 = g2 = 0.0
             for d in range(nc):
                 w = Wb[c, d]
-                if w != 0.0:
-                    g0 += w * rdd[d, 0]
-                    g1 += w * rdd[d, 1]
-                    g2 += w * rdd[d, 2]
+                g0 += w * rdd[d, 0]
+                g1 += w * rdd[d, 1]
+                g2 += w * rdd[d, 2]
             G[c, 0], G[c, 1], G[c, 2] = g0, g1, g2
-        _channel_force(G, e, dE, a, Dp, n, na, live, F[body])
+        _channel_force(G, e, eta, pairs, a, Dp, n, na, live, F[body], h)
         if not matrix:
             continue
         Bb = B[body]
         Bb[:, :] = 0.0
-        # J̃_d = Σ_c W_cd J_c: [W_0d I, Σ_l α_dl ∂a_l/∂p, Σ_l a_l ⊗ β_dl]
+        # J̃_d = Σ_c W_cd J_c: [W_0d I, Σ_l α_dl ∂a_l/∂p, Σ_l a_l ⊗ β_dl] (W symmetric)
         for d in range(nc):
             if live[d] == 0:
                 continue
             Jd = Jt[d]
+            Wd = Wb[d]
             Jd[:, :] = 0.0
             for i in range(3):
-                Jd[i, i] = Wb[0, d]
+                Jd[i, i] = Wd[0]
             for l in range(3):
                 alpha = 0.0
-                beta[:] = 0.0
                 for b in range(na):
-                    c = 1 + l * na + b
-                    w = Wb[c, d]
-                    if w == 0.0:
-                        continue
-                    alpha += w * e[b]
-                    for k in range(n):
-                        dk = dE[b, k]
-                        if dk != 0.0:
-                            beta[k] += w * dk
+                    alpha += Wd[1 + l * na + b] * e[b]
+                _shape_row(Wd[1 + l * na:1 + (l + 1) * na], eta, pairs, n, beta)
                 for i in range(3):
                     for k in range(4):
                         Jd[i, 3 + k] += alpha * Dp[l, i, k]
@@ -296,7 +279,8 @@ def inertia(cfg, dof, W, pairs, live, qe, ve, ae, cM, cD, cK, matrix, F, B):
                     for i in range(3):
                         s += JP[i, r] * Dp[l, i, k] + JV[i, r] * Dv[l, i, k] + JA[i, r] * Da[l, i, k]
                     Bb[r, 3 + k] += s
-        # modal columns: Σ_b (z^a_b R1_b + z^ȧ_b R2_b + z^ä_b R3_b), z^u_b = Σ_l J̃_(l,b)ᵀ u_l
+        # modal columns: Σ_b (z^a_b R1_b + z^ȧ_b R2_b + z^ä_b R3_b), z^u_b = Σ_l J̃_(l,b)ᵀ u_l,
+        # R1 = c_M ∂ê/∂η + c_K ∂ê̈/∂η + 2 c_D ∂ê̇/∂η, R2 = 2 c_K ∂ê̇/∂η + 2 c_D ∂ê/∂η, R3 = c_K ∂ê/∂η
         for b in range(1, na):
             za[:] = 0.0
             zad[:] = 0.0
@@ -310,16 +294,20 @@ def inertia(cfg, dof, W, pairs, live, qe, ve, ae, cM, cD, cK, matrix, F, B):
                     za[r] += x0 * a[l, 0] + x1 * a[l, 1] + x2 * a[l, 2]
                     zad[r] += x0 * ad[l, 0] + x1 * ad[l, 1] + x2 * ad[l, 2]
                     zadd[r] += x0 * add[l, 0] + x1 * add[l, 1] + x2 * add[l, 2]
-            for k in range(n):
-                r1 = cM * dE[b, k] + cK * dEdd[b, k] + 2.0 * cD * dEd[b, k]
-                r2 = 2.0 * cK * dEd[b, k] + 2.0 * cD * dE[b, k]
-                r3 = cK * dE[b, k]
-                if r1 == 0.0 and r2 == 0.0 and r3 == 0.0:
-                    continue
+            if b <= n:
+                r1, r2, r3 = cM, 2.0 * cD, cK
                 for r in range(nv):
-                    Bb[r, 7 + k] += za[r] * r1 + zad[r] * r2 + zadd[r] * r3
+                    Bb[r, 6 + b] += za[r] * r1 + zad[r] * r2 + zadd[r] * r3
+                continue
+            i, j = pairs[b - 1 - n, 0], pairs[b - 1 - n, 1]
+            for col, o in ((i, j), (j, i)):   # ∂ê_b/∂η_col = η_o, ∂ê̇_b/∂η_col = η̇_o, ∂ê̈_b/∂η_col = η̈_o
+                r1 = cM * eta[o] + cK * etadd[o] + 2.0 * cD * etad[o]
+                r2 = 2.0 * cK * etad[o] + 2.0 * cD * eta[o]
+                r3 = cK * eta[o]
+                for r in range(nv):
+                    Bb[r, 7 + col] += za[r] * r1 + zad[r] * r2 + zadd[r] * r3
         if cK != 0.0:
-            _channel_geometric(G, e, dE, a, Dp, pairs, n, na, live, cK, Bb)
+            _channel_geometric(G, e, eta, pairs, a, Dp, n, na, live, cK, Bb)
 
 
 # ------------------------------------------------------------------ weight
@@ -334,25 +322,26 @@ def weight(cfg, S, g, pairs, live, qe, scale, cK, matrix, vec, blk):
     V = vec.reshape((N, nv))
     q = np.empty(nv)
     a, Dp = np.empty((3, 3)), np.empty((3, 3, 4))
-    e, dE = np.empty(na), np.empty((na, n))
+    e, ed, edd, h = np.empty(na), np.empty(na), np.empty(na), np.empty(na)
+    zero = np.zeros(n)
     G = np.empty((nc, 3))
     Q = np.empty(nv)
     for body in range(N):
         for k in range(nv):
             q[k] = qe[cfg[body, k]]
         _frame(q[3:7], a, Dp)
-        _monomials(q[7:], pairs, e, dE)
+        _monomials(q[7:], zero, zero, pairs, e, ed, edd)
         for c in range(nc):
             for i in range(3):
                 G[c, i] = S[body, c] * g[i]
-        _channel_force(G, e, dE, a, Dp, n, na, live, Q)
+        _channel_force(G, e, q[7:], pairs, a, Dp, n, na, live, Q, h)
         for k in range(nv):
             V[body, k] = -scale * Q[k]
         if matrix:
             Bb = blk.reshape((N, nv, nv))[body]
             Bb[:, :] = 0.0
             if cK != 0.0:
-                _channel_geometric(G, e, dE, a, Dp, pairs, n, na, live, -cK * scale, Bb)
+                _channel_geometric(G, e, q[7:], pairs, a, Dp, n, na, live, -cK * scale, Bb)
 
 
 # ------------------------------------------------------------------ modal stiffness and damping
@@ -441,46 +430,48 @@ def normalization(cfg, qe, lam, hessian, phi, Jq, H):
 
 # ------------------------------------------------------------------ markers
 @njit(cache=True)
-def _marker(q, n, pairs, mtype, ur, u, P, x, J, a, Dp, e, dE, xf, Se):
-    """x (3,) and J (3, 7 + n) of a marker on a floating frame with coordinates q; leaves
-    a, Dp, xf, Se for :func:`_contract`.  P (3, ≥ na − 1): the marker's point coefficients of
-    ê[1:] (zero columns for directions that follow the frame)."""
-    nv = 7 + n
-    for i in range(3):
-        x[i] = 0.0
-        for k in range(nv):
-            J[i, k] = 0.0
+def _marker(q, n, pairs, mtype, ur, u, P, x, J, a, Dp, xf, Se, jacobian):
+    """x (3,) and, if ``jacobian``, J (3, 7 + n) of a marker on a floating frame with
+    coordinates q; leaves a, Dp, xf, Se for :func:`_contract`.  P (3, ≥ n + pairs): the
+    marker's point coefficients of ê[1:] (zero columns for directions that follow the frame):
+    x_f = ū + P ê[1:], ∂x_f/∂η = P ∂ê[1:]/∂η."""
     if mtype == ZERO:
+        for i in range(3):
+            x[i] = 0.0
         return
     if mtype == CONSTANT:
         for i in range(3):
             x[i] = u[i]
         return
-    na = 1 + n + pairs.shape[0]
     _frame(q[3:7], a, Dp)
-    _monomials(q[7:7 + n], pairs, e, dE)
     for l in range(3):
         s = ur[l]
-        for b in range(1, na):
-            s += P[l, b - 1] * e[b]
-        xf[l] = s
         for k in range(n):
-            t = 0.0
-            for b in range(1, na):
-                d = dE[b, k]
-                if d != 0.0:
-                    t += P[l, b - 1] * d
-            Se[l, k] = t
+            s += P[l, k] * q[7 + k]
+            Se[l, k] = P[l, k]
+        for b in range(pairs.shape[0]):
+            i, j = pairs[b, 0], pairs[b, 1]
+            c = P[l, n + b]
+            s += c * q[7 + i] * q[7 + j]
+            Se[l, i] += c * q[7 + j]
+            Se[l, j] += c * q[7 + i]
+        xf[l] = s
     for i in range(3):
         x[i] = xf[0] * a[0, i] + xf[1] * a[1, i] + xf[2] * a[2, i]
+    if mtype == POINT:
+        for i in range(3):
+            x[i] += q[i]
+    if not jacobian:
+        return
+    for i in range(3):
+        for k in range(3):
+            J[i, k] = 0.0
+        if mtype == POINT:
+            J[i, i] = 1.0
         for k in range(4):
             J[i, 3 + k] = xf[0] * Dp[0, i, k] + xf[1] * Dp[1, i, k] + xf[2] * Dp[2, i, k]
         for k in range(n):
             J[i, 7 + k] = a[0, i] * Se[0, k] + a[1, i] * Se[1, k] + a[2, i] * Se[2, k]
-    if mtype == POINT:
-        for i in range(3):
-            x[i] += q[i]
-            J[i, i] = 1.0
 
 
 @njit(cache=True)
@@ -525,32 +516,33 @@ def _columns(JX, cols):
 
 
 @njit(cache=True)
-def dots(cfg, kinds, pairs, side, mtype, sign, ur, u, P, w, s, qe, lam, hessian, phi, Jq, H):
+def dots(cfg, kinds, pairs, side, mtype, sign, ur, u, P, moving, fixed, same, w, s, qe, lam, hessian, phi, Jq, H):
     """Dot-product equations (constraints/dot.py) between two floating frames (or a rigid
     Euler-parameter body, n = 0, and a floating frame): φ = Σ_k w_k X_k·Y_k − s with the
     eight marker slots of each equation (sides, types, signs, ū, u, P per slot, flattened
     as e·8 + term·4 + X/Y·2 + a/b); the columns are side 0's coordinates, then side 1's.
-    ``kinds`` (2, 2): each side's number of modes and of pairs; ``pairs`` (2, ≥ pairs, 2)."""
+    ``kinds`` (2, 2): each side's number of modes and of pairs; ``pairs`` (2, ≥ pairs, 2).
+    ``moving``: 0 for slots on ground, whose value is ``fixed`` (their Jacobian columns are
+    dropped by the assembly); ``same``: 1 where a slot is the previous equation's slot (the
+    three equations of a point joint), whose marker is then not evaluated again."""
     n_eq = phi.shape[0]
     n0, n1 = kinds[0, 0], kinds[1, 0]
     pairs0, pairs1 = pairs[0, :kinds[0, 1]], pairs[1, :kinds[1, 1]]
     nv0, nv1 = 7 + n0, 7 + n1
     m = nv0 + nv1
     nmax = max(n0, n1)
-    na = 1 + nmax + max(kinds[0, 1], kinds[1, 1])
-    x = np.empty(3)
-    J = np.empty((3, 7 + nmax))
+    xs = np.zeros((8, 3))
+    Js = np.zeros((8, 3, 7 + nmax))
     a = np.empty((8, 3, 3))
     Dp = np.empty((8, 3, 3, 4))
     xf = np.empty((8, 3))
     Se = np.empty((8, 3, nmax))
-    e = np.empty(na)
-    dE = np.empty((na, nmax))
     qb = np.empty(7 + nmax)
     X, Y = np.empty(3), np.empty(3)
     JX, JY = np.empty((3, m)), np.empty((3, m))
     colsX = np.empty(m, dtype=np.int64)
     colsY = np.empty(m, dtype=np.int64)
+    filled = np.full(8, -2, dtype=np.int64)      # the equation whose marker each loc holds
     for eq in range(n_eq):
         phi[eq] = -s[eq]
         for c in range(m):
@@ -574,21 +566,31 @@ def dots(cfg, kinds, pairs, side, mtype, sign, ur, u, P, w, s, qe, lam, hessian,
                     sd = side[sl]
                     n = n0 if sd == 0 else n1
                     off = 0 if sd == 0 else nv0
-                    for c in range(7 + n):
-                        qb[c] = qe[cfg[eq, off + c]]
-                    _marker(qb, n, pairs0 if sd == 0 else pairs1, mtype[sl], ur[sl], u[sl], P[sl], x, J, a[loc],
-                            Dp[loc], e, dE, xf[loc], Se[loc])
+                    x, J = xs[loc], Js[loc]
+                    if moving[sl] == 0:
+                        x[:] = fixed[sl]
+                        filled[loc] = -2
+                    elif same[sl] == 1 and filled[loc] == eq - 1:
+                        filled[loc] = eq
+                    else:
+                        filled[loc] = eq
+                        for c in range(7 + n):
+                            qb[c] = qe[cfg[eq, off + c]]
+                        _marker(qb, n, pairs0 if sd == 0 else pairs1, mtype[sl], ur[sl], u[sl], P[sl], x, J,
+                                a[loc], Dp[loc], xf[loc], Se[loc], True)
                     sg = sign[sl]
                     if xy == 0:
                         for i in range(3):
                             X[i] += sg * x[i]
-                            for c in range(7 + n):
-                                JX[i, off + c] += sg * J[i, c]
                     else:
                         for i in range(3):
                             Y[i] += sg * x[i]
-                            for c in range(7 + n):
-                                JY[i, off + c] += sg * J[i, c]
+                    if moving[sl] == 0 or mtype[sl] == CONSTANT:
+                        continue
+                    JA = JX if xy == 0 else JY
+                    for i in range(3):
+                        for c in range(7 + n):
+                            JA[i, off + c] += sg * J[i, c]
             wk = w[eq, k]
             phi[eq] += wk * (X[0] * Y[0] + X[1] * Y[1] + X[2] * Y[2])
             for c in range(m):
@@ -610,7 +612,7 @@ def dots(cfg, kinds, pairs, side, mtype, sign, ur, u, P, w, s, qe, lam, hessian,
                 for ab in range(2):
                     loc = k * 4 + xy * 2 + ab
                     sl = eq * 8 + loc
-                    if mtype[sl] == ZERO or mtype[sl] == CONSTANT:
+                    if mtype[sl] == ZERO or mtype[sl] == CONSTANT or moving[sl] == 0:
                         continue
                     sd = side[sl]
                     _contract(n0 if sd == 0 else n1, pairs0 if sd == 0 else pairs1, mtype[sl], P[sl],
@@ -624,16 +626,14 @@ def point_forces(cfg, kinds, pairs, ur, P, f, scale, qe, hessian, Q, K):
     N, nv = cfg.shape
     n = kinds[0, 0]
     prs = pairs[0, :kinds[0, 1]]
-    na = 1 + n + kinds[0, 1]
     x, J = np.empty(3), np.empty((3, nv))
     a, Dp = np.empty((3, 3)), np.empty((3, 3, 4))
-    e, dE = np.empty(na), np.empty((na, n))
     xf, Se = np.empty(3), np.empty((3, n))
     q, g, u0 = np.empty(nv), np.empty(3), np.zeros(3)
     for b in range(N):
         for k in range(nv):
             q[k] = qe[cfg[b, k]]
-        _marker(q, n, prs, POINT, ur[b], u0, P[b], x, J, a, Dp, e, dE, xf, Se)
+        _marker(q, n, prs, POINT, ur[b], u0, P[b], x, J, a, Dp, xf, Se, True)
         for i in range(3):
             g[i] = f[b, i] * scale[b]
         for k in range(nv):
