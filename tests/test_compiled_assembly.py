@@ -367,7 +367,8 @@ def floating_frame_model():
     stiffening, the linear model, zero modes), a modal body from FE data, rigid bodies;
     modal inertia, stiffness, damping, distributed weight and the normalisations; joints
     and drivers to ground, between a rigid body and a modal beam, between modal beams of
-    different kinds (direction markers turning with the sections), a global point force."""
+    different kinds (direction markers turning with the sections), a global point force,
+    torques (global and body-fixed)."""
     from flexmbd.beams import Section
     from flexmbd.bodies.fe_lattice import truss_beam
 
@@ -401,6 +402,8 @@ def floating_frame_model():
     m.spherical(fm.GROUND, body, at=body.node_position(0), name="truss_root")
     m.force(flex, (0.3, -0.2, 0.5), at=end, scale=fm.Polynomial((1.0, 2.0)), name="push")
     m.force(body, (0.0, 0.0, -1.0), at=body.node_position(int(fe["tip"][0])), name="tip_load")
+    m.torque(flex, (0.2, -0.1, 0.3), scale=fm.Polynomial((1.0, -0.5)), name="twist")
+    m.torque(cent, (0.1, 0.3, -0.2), body_fixed=True, name="twist_body")
     return m
 
 
@@ -408,7 +411,8 @@ def test_floating_frames_are_compiled_and_match_generic():
     sys = System(floating_frame_model(), redundancy="keep")
     assert sys.assembly == "compiled", sys.assembly
     assert {name.split("#")[0] for name in _slot_names(sys)} >= {
-        "modal_inertia", "modal_elastic", "modal_weight", "modal_normalization", "modal_dots", "modal_points"}
+        "modal_inertia", "modal_elastic", "modal_weight", "modal_normalization", "modal_dots", "modal_points",
+        "modal_torques"}
     for seed in range(3):
         _compare(sys, seed, cM=1.0, cD=0.3, cK=0.7)
         _compare(sys, seed, cM=1.0, cD=0.0, cK=0.0)

@@ -152,7 +152,12 @@ class TorqueGroup(_AppliedLoad):
     def compiled_slot(self):
         def scales(t):
             return self._s if self.constant else _scales(self.functions, t)
-        return CompiledSlot(f"torques_{kernel_suffix(self.kind)}",
+        try:
+            name = f"torques_{kernel_suffix(self.kind)}"
+        except Unsupported:      # floating frames with Euler parameters: the same Q_p = 2 Eᵀ n, 2 Gᵀ n'
+            floating_frame_layout(self.kind)
+            name = "modal_torques"
+        return CompiledSlot(name,
                             (int_array(self.config_index), float_array(self.n), int_array(self.body_fixed)),
                             scales, self.constant)
 

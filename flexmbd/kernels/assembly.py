@@ -322,7 +322,7 @@ SLOTS = ("spatial_bodies", "planar_bodies", "gravity_spatial", "gravity_planar",
 #: different shapes are different kinds), as numbered copies "name#2", "name#3", … taken
 #: in turn by CompiledAssembly
 COPIES = {"modal_inertia": 6, "modal_elastic": 6, "modal_weight": 6, "modal_normalization": 6, "modal_points": 6,
-          "modal_dots": 8}
+          "modal_dots": 8, "modal_torques": 6}
 SLOTS = SLOTS + tuple(name if k == 0 else f"{name}#{k + 1}" for name, count in COPIES.items() for k in range(count))
 
 
@@ -330,7 +330,9 @@ def _copies(name):
     return tuple(SLOTS.index(name if k == 0 else f"{name}#{k + 1}") for k in range(COPIES[name]))
 
 
-S_MI, S_ME, S_MW, S_MN, S_MP, S_MD = (_copies(name) for name in COPIES)
+S_MI, S_ME, S_MW, S_MN, S_MP, S_MD, S_MT = (_copies(name) for name in COPIES)
+#: the torque slots and their kernel codes (floating frames: the rigid bodies' kernel on p's columns)
+_TORQUE_SLOTS = ((S_TS, 1), (S_TP, 0)) + tuple((s, 1) for s in S_MT)
 
 _SPRING = ("i2", "i2", "f2", "f2", "f1", "f1", "f1", "i1")   # config, dofs, u_i, u_j, k, c, l0, tension only
 _POINT = ("i2", "f2", "f2", "i1")                            # config, u, f, body-fixed
@@ -368,6 +370,7 @@ SLOT_ARGS = {
     "modal_weight": ("i2", "f2", "f1", "i2", "i1"), "modal_normalization": ("i2",),
     "modal_dots": ("i2", "i2", "i3", "i1", "i1", "f1", "f2", "f2", "f3", "i1", "f2", "i1"),
     "modal_points": ("i2", "i2", "i3", "f2", "f3", "f2"),
+    "modal_torques": _TORQUE,           # the rigid bodies' kernel: Q and K on the columns of p
 }
 #: the arrays of each slot that depend on time (after its constant ones): actuator forces,
 #: load scales, driver terms (w, s), actuator torques
@@ -377,7 +380,7 @@ TIME_ARGS = {"springs_spatial": ("f1",), "springs_planar": ("f1",), "points_spat
              "rotational_springs_spatial": ("f1",), "rotational_springs_planar": ("f1",),
              "springs_ancf_cable": ("f1",), "springs_ancf": ("f1",), "points_ancf_cable": ("f1",),
              "points_ancf": ("f1",), "dots_ancf_cable": ("f2", "f1"), "dots_ancf": ("f2", "f1"),
-             "modal_dots": ("f2", "f1"), "modal_points": ("f1",)}
+             "modal_dots": ("f2", "f1"), "modal_points": ("f1",), "modal_torques": ("f1",)}
 for _name, _count in COPIES.items():
     for _k in range(2, _count + 1):
         SLOT_ARGS[f"{_name}#{_k}"] = SLOT_ARGS[_name]
@@ -492,7 +495,7 @@ def evaluate_all(qe, ve, ae, lam, cM, cD, cK, scale, matrix, layout, vsize, bsiz
             point_loads(kcode, _a2(ib, tab, s, 0), _a2(fb, tab, s, 1), _a2(fb, tab, s, 2), _a1(ib, tab, s, 3) != 0,
                         _a1(tb, tab, s, 4), qe, scale, cK, matrix,
                         _span(vec, layout[s, 0], vsize[s]), _span(blk, layout[s, 1], bsize[s]))
-    for s, kcode in ((S_TS, 1), (S_TP, 0)):
+    for s, kcode in _TORQUE_SLOTS:
         if layout[s, 0] >= 0:
             torque_loads(kcode, _a2(ib, tab, s, 0), _a2(fb, tab, s, 1), _a1(ib, tab, s, 2) != 0,
                          _a1(tb, tab, s, 3), qe, scale, cK, matrix,
