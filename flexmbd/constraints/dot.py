@@ -332,20 +332,49 @@ class DotConstraintGroup(ConstraintGroup):
         d = self._dots(qe)[5]
         return np.einsum("nk,nk->n", dw, d) - ds
 
+    def _frame_kernel(self):
+        """The arrays of the compiled floating-frame kernel (kernels/floating_frame.py
+        ``dots``) when the group's equations are on floating frames, else None."""
+        cached = getattr(self, "_frame_arrays", False)
+        if cached is False:
+            cached = None
+            if USE_KERNELS:
+                try:
+                    cs = self.compiled_slot()
+                    cached = cs.arrays if cs.name == "modal_dots" else None
+                except Unsupported:
+                    pass
+            self._frame_arrays = cached
+        return cached
+
+    def _frame_assemble(self, qe, w, s, lam, hessian):
+        """Φ (n,), Φ_q and λ-weighted Hessians from the floating-frame kernel (columns of
+        ground sides zero: their velocities are)."""
+        from ..kernels.floating_frame import dots
+
+        n, m = len(self), self.config_index.shape[1]
+        phi, Jq = np.empty(n), np.empty((n, m))
+        H = np.empty((n, m, m)) if hessian else np.empty((0, m, m))
+        lam = np.zeros(n) if lam is None else np.ascontiguousarray(lam, dtype=float)
+        dots(*self._frame_arrays, np.ascontiguousarray(w, dtype=float), np.ascontiguousarray(s, dtype=float),
+             np.ascontiguousarray(qe, dtype=float), lam, hessian, phi, Jq, H)
+        return phi, Jq, H
+
     def gamma(self, qe, ve, t):
         """γ = −(Φ_q q')_q q' − 2 Φ_qt q' − Φ_tt  (n,)."""
         n = len(self)
         w, dw, ddw, s, _, dds = self._time_terms(t)
         vl = ve[self.dof_index]
-        if self.compiled:
+        if self.compiled or self._frame_kernel() is not None:
+            kernel = (lambda *a: _kernel_assemble(self, *a)) if self.compiled else self._frame_assemble
             # (Φ_q q')_q q' = q'ᵀ ∂²φ/∂q² q' per equation, from the compiled Hessians (λ = 1);
             # along increments for Lie-group kinds, d²/ds² φ(q ⊕ s q') — the same quantity
-            _, Jq, H = _kernel_assemble(self, qe, w, s, np.ones(n), True)
+            _, Jq, H = kernel(qe, w, s, np.ones(n), True)
             out = -np.einsum("nab,na,nb->n", H, vl, vl)
             if self.laws:
                 # Φ_qt q' and Φ_tt: the same dot products weighted by ẇ and ẅ (offsets ṡ, s̈)
-                _, Jqt, _ = _kernel_assemble(self, qe, dw, np.zeros(n), None, False)
-                phi_tt = _kernel_assemble(self, qe, ddw, dds, None, False)[0]
+                _, Jqt, _ = kernel(qe, dw, np.zeros(n), None, False)
+                phi_tt = kernel(qe, ddw, dds, None, False)[0]
                 out -= 2 * np.einsum("nj,nj->n", Jqt, vl) + phi_tt
             return out
         qb, X, Y, JX, JY, d, grad = self._dots(qe)
@@ -436,6 +465,8 @@ class MixedDotConstraintGroup(DotConstraintGroup):
         H[:, ni:, ni:] += self.markers_j.contract(qj, g).reshape(n, 8, self.nj, self.nj).sum(axis=1)
 
     def gamma(self, qe, ve, t):
+        if self._frame_kernel() is not None:    # floating frames and rigid bodies: compiled
+            return DotConstraintGroup.gamma(self, qe, ve, t)
         n = len(self)
         w, dw, ddw, _, _, dds = self._time_terms(t)
         (qi, qj), X, Y, JX, JY, d, grad = self._dots(qe)
