@@ -539,3 +539,140 @@ def ancf_cable_double_pendulum(elements=(6, 10), t_end=0.2, h=5e-4, rho_inf=0.8,
     ga.useNewmark = False
     ga.spectralRadius = float(rho_inf)
     return PeerModel(SC, mbs, ss, nodes=arm1 + arm2, info={"elbow": n1, "tip": n1 + 1 + n2})
+
+
+# ---------------------------------------------------------------------------
+# floating-frame modal bodies (ObjectFFRFreducedOrder)
+# ---------------------------------------------------------------------------
+
+
+def ffrf_body(mbs, nodes, mass, modes, stiffness=None, reduced_stiffness=None, position=(0.0, 0.0, 0.0),
+              gravity=(0.0, 0.0, 0.0)):
+    """An ``ObjectFFRFreducedOrder`` (Exudyn's component-mode-synthesis body; Zwölfer &
+    Gerstmayr) of FE data: node positions (N, 3), mass matrix (3N, 3N, dense or sparse),
+    modes (3N, n), and the stiffness as a (3N, 3N) matrix or directly reduced (n, n)
+    (``reduced_stiffness``: the modal stiffness of data whose FE stiffness matrix is not at
+    hand, e.g. a modal beam's exact modes).  Gravity as Exudyn's mass-proportional load.
+    Returns Exudyn's dictionary (``oFFRFreducedOrder``, ``nRigidBody``, ``nGenericODE2``)."""
+    import scipy.sparse as sp
+    from exudyn.FEM import FEMinterface, ObjectFFRFreducedOrderInterface
+
+    nodes = np.asarray(nodes, float)
+    fem = FEMinterface()
+    fem.nodes = {"Position": nodes}
+    fem.massMatrix = sp.csr_matrix(mass)
+    fem.stiffnessMatrix = sp.csr_matrix(stiffness if stiffness is not None else (3 * len(nodes),) * 2)
+    fem.modeBasis = {"matrix": np.asarray(modes, float)}
+    fem.surface = []
+    cms = ObjectFFRFreducedOrderInterface(fem)
+    if reduced_stiffness is not None:
+        cms.stiffnessMatrixReduced = np.asarray(reduced_stiffness, float)
+    return cms.AddObjectFFRFreducedOrder(mbs, positionRef=list(map(float, position)),
+                                         gravity=list(map(float, gravity)))
+
+
+def fe_modal_body(d, steps, h, force):
+    """The FE modal body benchmark (:func:`benchmarks.models.fe_modal_body_model`): the truss
+    FE data ``d`` (nodes, mass, stiffness, modes, root, tip), root nodes held by spherical
+    joints to ground, a step load ``force`` (3,) shared by the tip nodes; a sensor stores
+    the tip nodes' mean position."""
+    from exudyn.itemInterface import (LoadForceVector, MarkerBodyPosition, MarkerSuperElementPosition,
+                                      ObjectGround, ObjectJointSpherical, SensorMarker)
+
+    SC, mbs = _new_system()
+    body = ffrf_body(mbs, d["nodes"], d["mass"], d["modes"], d["stiffness"])["oFFRFreducedOrder"]
+    ground = mbs.AddObject(ObjectGround())
+    X = np.asarray(d["nodes"], float)
+    for k in d["root"]:
+        mn = mbs.AddMarker(MarkerSuperElementPosition(bodyNumber=body, meshNodeNumbers=[int(k)],
+                                                      weightingFactors=[1.0]))
+        mg = mbs.AddMarker(MarkerBodyPosition(bodyNumber=ground, localPosition=list(map(float, X[k]))))
+        mbs.AddObject(ObjectJointSpherical(markerNumbers=[mg, mn]))
+    tip = [int(k) for k in d["tip"]]
+    mean = mbs.AddMarker(MarkerSuperElementPosition(bodyNumber=body, meshNodeNumbers=tip,
+                                                    weightingFactors=[1.0 / len(tip)] * len(tip)))
+    for k in tip:
+        mk = mbs.AddMarker(MarkerSuperElementPosition(bodyNumber=body, meshNodeNumbers=[k], weightingFactors=[1.0]))
+        mbs.AddLoad(LoadForceVector(markerNumber=mk, loadVector=[float(f) / len(tip) for f in force]))
+    s = mbs.AddSensor(SensorMarker(markerNumber=mean, outputVariableType=exu.OutputVariableType.Position,
+                                   storeInternal=True, writeToFile=False))
+    return PeerModel(SC, mbs, settings(steps, h), sensors={"tip": s})
+
+
+def _symbolic_hub_angle(omega, T):
+    """θ(t) of :func:`flexmbd.examples.ffr_beams.hub_angle` as an Exudyn symbolic function
+    of t (the joint offset of a driven hub, evaluated in C++)."""
+    esym = exu.symbolic
+
+    def offset(mbs, t, itemNumber, parameters):
+        c = esym.cos(2.0 * np.pi * t / T)
+        angle = esym.IfThenElse(t < T, omega / T * (t * t / 2.0 + (T / (2.0 * np.pi)) ** 2 * (c - 1.0)),
+                                omega * T / 2.0 + omega * (t - T))
+        return [0.0, 0.0, 0.0, 0.0, 0.0, angle]
+    return offset
+
+
+def ffr_spin_up(points, steps, h, omega, T):
+    """The spin-up beam (flexmbd.examples.ffr_beams) as an ObjectFFRFreducedOrder on the modal
+    beam's own points (:func:`benchmarks.models.modal_beam_points`: nodes, lumped mass,
+    mode shapes, modal stiffness), its frame clamped to the hub: a generic joint to ground
+    at the origin with all six axes constrained and the rotation about z offset by the hub
+    angle (a symbolic user function).  A sensor stores the modal coordinates."""
+    from exudyn.advancedUtilities import CreateSymbolicUserFunction
+    from exudyn.itemInterface import (MarkerBodyRigid, MarkerNodeRigid, ObjectGround, ObjectJointGeneric,
+                                      SensorNode)
+
+    SC, mbs = _new_system()
+    ffrf = ffrf_body(mbs, points["nodes"], points["mass"], points["modes"], reduced_stiffness=points["K"])
+    ground = mbs.AddObject(ObjectGround())
+    m0 = mbs.AddMarker(MarkerBodyRigid(bodyNumber=ground, localPosition=[0.0, 0.0, 0.0]))
+    m1 = mbs.AddMarker(MarkerNodeRigid(nodeNumber=ffrf["nRigidBody"]))
+    joint = mbs.AddObject(ObjectJointGeneric(markerNumbers=[m0, m1], constrainedAxes=[1] * 6))
+    fn = CreateSymbolicUserFunction(mbs, _symbolic_hub_angle(omega, T), "offsetUserFunction", joint)
+    mbs.SetObjectParameter(joint, "offsetUserFunction", fn)
+    s = mbs.AddSensor(SensorNode(nodeNumber=ffrf["nGenericODE2"], outputVariableType=exu.OutputVariableType.Coordinates,
+                                 storeInternal=True, writeToFile=False))
+    return PeerModel(SC, mbs, settings(steps, h), sensors={"eta": s}, info={"offset": fn})
+
+
+def ffr_chain(points, count, length, steps, h, gravity):
+    """``count`` modal beams in a row along +x (each an ObjectFFRFreducedOrder on the modal
+    beam's points, :func:`benchmarks.models.modal_beam_points`, whose first and last nodes
+    are the beam's ends), spherical joints at the ends (the first to ground at the origin),
+    released from rest under gravity.  Sensors store every frame origin."""
+    from exudyn.itemInterface import (LoadForceVector, MarkerBodyPosition, MarkerSuperElementPosition, ObjectGround,
+                                      ObjectJointSpherical, SensorMarker, SensorNode)
+
+    SC, mbs = _new_system()
+    ground = mbs.AddObject(ObjectGround())
+    prev = mbs.AddMarker(MarkerBodyPosition(bodyNumber=ground, localPosition=[0.0, 0.0, 0.0]))
+    sensors, last = {}, len(points["nodes"]) - 1
+    # The weight: Exudyn's mass-proportional load on this body takes the weight's moment
+    # about the undeformed centre of mass (2.4e-6 m off the exact answer here).  Exactly: a
+    # massless node at the centre of mass χ whose mode shape is the mass-weighted mean
+    # Φ̄ = Σ m_k Φ_k / m carries the total weight (its Jacobian is Σ m_k J_k / m, the node
+    # positions being linear in the modal coordinates).
+    m_node = np.diag(points["mass"])[::3]
+    total = float(m_node.sum())
+    n = points["modes"].shape[1]
+    centre = len(points["nodes"])
+    nodes = np.vstack([points["nodes"], m_node @ points["nodes"] / total])
+    modes = np.vstack([points["modes"], np.einsum("k,kin->in", m_node, points["modes"].reshape(-1, 3, n)) / total])
+    mass = np.zeros((3 * len(nodes),) * 2)
+    mass[:-3, :-3] = points["mass"]
+    for i in range(count):
+        ffrf = ffrf_body(mbs, nodes, mass, modes, reduced_stiffness=points["K"], position=(i * length, 0.0, 0.0))
+        body = ffrf["oFFRFreducedOrder"]
+        weight = mbs.AddMarker(MarkerSuperElementPosition(bodyNumber=body, meshNodeNumbers=[centre],
+                                                          weightingFactors=[1.0]))
+        mbs.AddLoad(LoadForceVector(markerNumber=weight, loadVector=[total * g for g in gravity]))
+        start = mbs.AddMarker(MarkerSuperElementPosition(bodyNumber=body, meshNodeNumbers=[0], weightingFactors=[1.0]))
+        mbs.AddObject(ObjectJointSpherical(markerNumbers=[prev, start]))
+        prev = mbs.AddMarker(MarkerSuperElementPosition(bodyNumber=body, meshNodeNumbers=[last],
+                                                        weightingFactors=[1.0]))
+        sensors[f"b{i + 1}"] = mbs.AddSensor(SensorNode(nodeNumber=ffrf["nRigidBody"],
+                                                        outputVariableType=exu.OutputVariableType.Position,
+                                                        storeInternal=True, writeToFile=False))
+    sensors["tip"] = mbs.AddSensor(SensorMarker(markerNumber=prev, outputVariableType=exu.OutputVariableType.Position,
+                                                storeInternal=True, writeToFile=False))
+    return PeerModel(SC, mbs, settings(steps, h), sensors=sensors)

@@ -4,7 +4,10 @@ synthesis body; Zwölfer & Gerstmayr 2021), on the same FE data and the same mod
     python -m benchmarks.modal_body_exudyn                       # Exudyn importable here
     python -m benchmarks.modal_body_exudyn --exudyn-python /tmp/exu/bin/python
 
-Exudyn is optional (the ``bench`` extra); with ``--exudyn-python`` the peer runs in that
+The same comparison is the runner's row ``fe-modal-body`` (``python -m benchmarks
+fe-modal-body``; the models are benchmarks.models.fe_modal_body_model and
+benchmarks.exudyn_models.fe_modal_body).  Exudyn is optional (the ``bench`` extra); with
+``--exudyn-python`` the peer runs in that
 interpreter (a throwaway venv with exudyn, numpy and scipy only): this script writes the
 FE data and the flexmbd answer to a temporary .npz and runs itself there with ``--peer``.
 
@@ -31,74 +34,30 @@ H, T_END, F = 2.5e-4, 0.1, 0.5
 
 
 def flexmbd_side():
-    import flexmbd as fm
-    from flexmbd.bodies.fe_data import check_fe_data, normalised, select_modes
-    from flexmbd.bodies.fe_lattice import truss_beam
-    from flexmbd.ground import GROUND
+    from flexmbd.solvers.integrators import Newmark
 
-    fe = truss_beam(length=1.0, bays=20, width=0.05, E=7e10, area=1e-5, node_mass=0.05)
-    data = {k: fe[k] for k in ("nodes", "mass", "stiffness")}
-    Phi = normalised(select_modes(check_fe_data(data), 4, "craig-bampton", fe["root"])[0])
-    m = fm.Model()
-    b = m.modal(name="b", data=dict(data, modes=Phi), mode_type="file")
-    for k in fe["root"]:
-        m.spherical(GROUND, b, at=b.node_position(int(k)), name=f"r{k}")
-    for k in fe["tip"]:
-        m.force(b, (0.0, 0.0, -F / 4), at=b.node_position(int(k)), name=f"f{k}")
+    from benchmarks.models import fe_modal_body_model, fe_truss
+
+    fe = fe_truss()
+    m = fe_modal_body_model((0.0, 0.0, -F))
     t0 = time.perf_counter()
-    res = m.simulate(t_end=T_END, h=H, integrator="newmark")
+    res = m.simulate(t_end=T_END, h=H, integrator=Newmark())
     wall = time.perf_counter() - t0
     z = res["b.node_positions"][:, fe["tip"], 2].mean(axis=1)
-    return dict(nodes=fe["nodes"], mass=fe["mass"], stiffness=fe["stiffness"], modes=Phi, root=fe["root"],
+    return dict(nodes=fe["nodes"], mass=fe["mass"], stiffness=fe["stiffness"], modes=fe["modes"], root=fe["root"],
                 tip=fe["tip"], t=res.t, z=z - z[0], wall=wall, iterations=int(np.sum(res.stats["iterations"])))
 
 
 def exudyn_side(d):
-    import scipy.sparse as sp
-    import exudyn as exu
-    from exudyn.FEM import FEMinterface, ObjectFFRFreducedOrderInterface
-    from exudyn.utilities import (LoadForceVector, MarkerBodyPosition, MarkerSuperElementPosition, ObjectGround,
-                                  SensorMarker, SphericalJoint)
+    from benchmarks.exudyn_models import exu, fe_modal_body, solve
 
-    from benchmarks.exudyn_models import settings
-
-    fem = FEMinterface()
-    fem.nodes = {"Position": np.asarray(d["nodes"])}
-    fem.massMatrix = sp.csr_matrix(d["mass"])
-    fem.stiffnessMatrix = sp.csr_matrix(d["stiffness"])
-    fem.modeBasis = {"matrix": np.asarray(d["modes"])}
-    fem.surface = []
-    SC = exu.SystemContainer()
-    mbs = SC.AddSystem()
-    cms = ObjectFFRFreducedOrderInterface(fem)
-    obj = cms.AddObjectFFRFreducedOrder(mbs, positionRef=[0, 0, 0])
-    body = obj["oFFRFreducedOrder"]
-    ground = mbs.AddObject(ObjectGround())
-    X = np.asarray(d["nodes"])
-    for k in d["root"]:
-        mn = mbs.AddMarker(MarkerSuperElementPosition(bodyNumber=body, meshNodeNumbers=[int(k)],
-                                                      weightingFactors=[1.0]))
-        mg = mbs.AddMarker(MarkerBodyPosition(bodyNumber=ground, localPosition=list(X[k])))
-        mbs.AddObject(SphericalJoint(markerNumbers=[mg, mn]))
-    tip = mbs.AddMarker(MarkerSuperElementPosition(bodyNumber=body, meshNodeNumbers=[int(k) for k in d["tip"]],
-                                                   weightingFactors=[0.25] * 4))
-    for k in d["tip"]:
-        mk = mbs.AddMarker(MarkerSuperElementPosition(bodyNumber=body, meshNodeNumbers=[int(k)],
-                                                      weightingFactors=[1.0]))
-        mbs.AddLoad(LoadForceVector(markerNumber=mk, loadVector=[0.0, 0.0, -F / 4]))
-    sensor = mbs.AddSensor(SensorMarker(markerNumber=tip, outputVariableType=exu.OutputVariableType.Position,
-                                        storeInternal=True))
-    steps = int(round(T_END / H))
-    ss = settings(steps, H)
+    peer = fe_modal_body(d, int(round(T_END / H)), H, (0.0, 0.0, -F))
     t0 = time.perf_counter()
-    mbs.Assemble()
-    ss.linearSolver.solverType = exu.LinearSolverType.EXUdense
-    ok = exu.SolveDynamic(mbs, ss, storeSolver=True, autoAssemble=False)
+    out = solve(peer)
     wall = time.perf_counter() - t0
-    out = mbs.GetSensorStoredData(sensor)
-    t, z = out[:, 0], out[:, 3]
-    return dict(ok=bool(ok), t=t, z=z - z[0], wall=wall, iterations=int(mbs.sys["dynamicSolver"].it.newtonStepsCount),
-                version=exu.__version__)
+    data = peer.sensor("tip")
+    t, z = data[:, 0], data[:, 3]
+    return dict(ok=out.success, t=t, z=z - z[0], wall=wall, iterations=out.iterations, version=exu.__version__)
 
 
 def main(argv=None):

@@ -69,6 +69,10 @@ class CompiledAssembly:
                     cs = g.compiled_slot()
                     if cs.name not in _k.SLOTS:
                         why = f"no compiled slot {cs.name}"
+                    else:
+                        name = self._free_slot(cs.name)
+                        if name is None:
+                            why = f"slot {cs.name} is taken by other groups"
                 except Unsupported as exc:
                     why = str(exc)
             if why is not None:
@@ -83,9 +87,7 @@ class CompiledAssembly:
                 vo += size
                 bo += size * width
                 continue
-            slot = _k.SLOTS.index(cs.name)
-            if self.layout[slot, 0] >= 0:
-                raise Unsupported(f"two groups in slot {cs.name}")
+            slot = _k.SLOTS.index(name)
             self.layout[slot, :2] = vo, bo
             self.vsize[slot], self.bsize[slot] = size, size * width
             if id(g) in rows:
@@ -93,14 +95,14 @@ class CompiledAssembly:
                 jo += 2 * size
             vo += size
             bo += size * width
-            codes = _k.SLOT_ARGS[cs.name]
+            codes = _k.SLOT_ARGS[name]
             if len(cs.arrays) != len(codes):
                 raise ValueError(f"{_describe(g)}: slot {cs.name} takes {len(codes)} arrays, got {len(cs.arrays)}")
             for j, (x, code) in enumerate(zip(cs.arrays, codes)):
                 buffer = ints if code[0] == "i" else floats
                 self.tab[slot, j] = _entry(buffer.add(x, code, f"{_describe(g)}: slot {cs.name} array {j}"))
             if cs.values is not None:
-                functions[cs.name] = (cs.values, cs.constant)
+                functions[name] = (cs.values, cs.constant)
         self.ib, self.fb = ints.array(), floats.array()
         #: constraints that depend on time (drivers): Φ_t ≠ 0
         self.rheonomic = any(getattr(g, "laws", None) for g in s.constraint_groups)
@@ -126,6 +128,16 @@ class CompiledAssembly:
                 self._varying.append((name, fun))
         self._constant_values = constant
         self.tb = constant.array()
+
+    def _free_slot(self, name):
+        """``name`` or the first free numbered copy of it (kernels/assembly.py ``COPIES``:
+        one group per node kind), None when all are taken."""
+        count = getattr(_k, "COPIES", {}).get(name, 1)
+        for k in range(count):
+            candidate = name if k == 0 else f"{name}#{k + 1}"
+            if self.layout[_k.SLOTS.index(candidate), 0] < 0:
+                return candidate
+        return None
 
     def time_values(self, t):
         """The flat buffer of the time-dependent arrays (``TIME_ARGS``) at time t."""

@@ -107,6 +107,41 @@ def kernel_suffix(kind: NodeKind) -> str:
     return suffix
 
 
+def floating_frame_layout(kind: NodeKind) -> tuple[int, np.ndarray]:
+    """(modes n, pairs (k, 2)) of a kind the compiled floating-frame kernels serve
+    (kernels/floating_frame.py): floating frames with Euler parameters (their modal
+    coordinates and the foreshortening's pairs η_i η_j), and rigid Euler-parameter bodies
+    as n = 0 (joined to floating frames); :class:`Unsupported` otherwise."""
+    attitude = getattr(kind, "attitude", None)
+    if attitude is not None and hasattr(kind, "pairs"):
+        if attitude.name != "euler-parameters":
+            raise Unsupported(f"{kind.noun}s with {attitude.name} attitude have no compiled kernel")
+        return kind.n, np.array(kind.pairs, dtype=np.int64).reshape(-1, 2)
+    if kind.additive and kind.kernel_code == 1 and kind.nq == 7:
+        return 0, np.zeros((0, 2), dtype=np.int64)
+    raise Unsupported(f"no compiled floating-frame kernel for nodes of kind {kind.name}")
+
+
+def floating_frame_markers(markers, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The kernels' arrays of markers on floating frames or rigid bodies: ū (N, 3) of
+    points and directions, u (N, 3), and the point coefficients P of ê[1:] (N, 3, width),
+    zero-padded (``ModalMarkers.P``; none for rigid bodies)."""
+    P = np.zeros((markers.n, 3, width))
+    own = getattr(markers, "P", None)
+    if own is not None and own.shape[2]:
+        P[:, :, :own.shape[2]] = own
+    return markers.u * markers.rot[:, None], markers.u, P
+
+
+def floating_frame_kinds(layouts) -> tuple[np.ndarray, np.ndarray]:
+    """The kernels' kind table (sides, 2) = (modes, pairs count) and pairs (sides, k, 2)."""
+    kinds = np.array([[n, len(p)] for n, p in layouts], dtype=np.int64)
+    pairs = np.zeros((len(layouts), max([1] + [len(p) for _, p in layouts]), 2), dtype=np.int64)
+    for k, (_, p) in enumerate(layouts):
+        pairs[k, :len(p)] = p
+    return kinds, pairs
+
+
 @dataclass
 class EvalContext:
     """Everything a group may need for one evaluation (extended vectors, see the module docstring)."""

@@ -209,3 +209,49 @@ def test_exudyn_double_pendulum_builds_and_steps():
     assert np.linalg.norm(p.node_position(9) - p.node_position(10)) < 1e-8
     assert np.allclose(p.node_position(0), 0.0, atol=1e-8)
     assert p.node_position(p.info["tip"])[2] < 0.0  # falling
+
+
+# ------------------------------------------------------------------ floating-frame rows
+
+
+@pytest.mark.parametrize("which", ["chain", "spin-up"])
+def test_modal_beam_points_carry_the_shape_integrals(which):
+    """The lumped points given to the FFR peer reproduce the modal beam's inertia shape
+    integrals W (mass, first and second moments of every mode) to rounding, so both codes
+    integrate the same semi-discrete model."""
+    from flexmbd.bodies.modal_beam import beam_invariants
+    from flexmbd.examples.ffr_beams import SPIN_SECTION
+
+    if which == "chain":
+        kind, sec = models.ffr_chain(1).bodies[0].kind, models.ffr_chain_section()
+    else:
+        kind, sec = models.BENCHMARKS["ffr-spin-up"].build().bodies[0].kind, SPIN_SECTION
+    pts = models.modal_beam_points(kind, sec)
+    X, N = pts["nodes"], len(pts["nodes"])
+    P = np.concatenate([X[:, :, None], pts["modes"].reshape(N, 3, kind.n)], axis=2)
+    Pi = np.concatenate([np.ones((N, 1)), P.reshape(N, -1)], axis=1)
+    W = Pi.T @ (np.diag(pts["mass"])[::3, None] * Pi)
+    W0 = beam_invariants(kind, sec)["W"]
+    assert np.abs(W - W0).max() < 1e-13 * np.abs(W0).max()
+    assert np.allclose(X[[0, -1]], [[kind.start, 0, 0], [kind.start + kind.length, 0, 0]])   # the joint points
+    with pytest.raises(ValueError, match="foreshortening"):
+        models.modal_beam_points(models.BENCHMARKS["ffr-spin-up"].build().bodies[0].kind.__class__(
+            "clamped-free", 1.0, 0.0, (0, 2, 0, 0), foreshortening=True), sec)
+
+
+@needs_exudyn
+@pytest.mark.parametrize("name,steps", [("fe-modal-body", 20), ("ffr-spin-up", 50), ("ffr-chain-10", 20)])
+def test_exudyn_ffr_rows_agree_on_a_few_steps(name, steps):
+    """The floating-frame rows' Exudyn peers (ObjectFFRFreducedOrder) give flexmbd's answer
+    over the first steps, within the rows' tolerances."""
+    full = models.BENCHMARKS[name]
+    b = {"fe-modal-body": lambda: models._fe_modal_body(steps, full.h, 1e-9),
+         "ffr-spin-up": lambda: models._ffr_spin_up(steps, full.h, 5e-5),
+         "ffr-chain-10": lambda: models._ffr_chain(10, steps, full.h, full.tolerance)}[name]()
+    res, _ = run_flexmbd(b, 1)
+    theirs, prow = run_exudyn(b, 1)
+    assert prow["success"] and res.success
+    ag = agreement(b, b.answer(res), theirs)
+    assert ag["ok"], ag
+    moved = max(float(np.abs(np.asarray(v)).max()) for v in b.answer(res).values())
+    assert moved > 0.0

@@ -359,3 +359,108 @@ def test_dense_lu_solves_saddle_point_systems_and_detects_singular_ones():
     assert np.max(np.abs(A @ x - b)) / (np.max(np.abs(A)) * np.max(np.abs(x))) < 1e-14
     A[-1] = 0.0  # a zero constraint row: exactly singular
     assert not lu_factor(A.copy(), piv)
+
+
+def floating_frame_model():
+    """Floating frames with Euler parameters, every part compiled (kernels/floating_frame.py):
+    modal beams of four kinds (foreshortening with every mode family, P4's centrifugal
+    stiffening, the linear model, zero modes), a modal body from FE data, rigid bodies;
+    modal inertia, stiffness, damping, distributed weight and the normalisations; joints
+    and drivers to ground, between a rigid body and a modal beam, between modal beams of
+    different kinds (direction markers turning with the sections), a global point force,
+    torques (global and body-fixed)."""
+    from flexmbd.beams import Section
+    from flexmbd.bodies.fe_lattice import truss_beam
+
+    sec = Section.rectangle(0.05, 0.03, E=2e4, nu=0.3, rho=800.0)
+    rot = fm.quaternion_from_axis_angle((1, 2, 3), 0.7)
+    m = fm.Model(gravity=(0.3, -9.81, 1.2))
+    a = m.rigid_body("a", mass=2.0, inertia=(0.3, 0.4, 0.5), position=(0.1, 0.2, 0.3), orientation=rot)
+    flex = m.modal_beam(name="flex", length=1.2, section=sec, ends="clamped-free", position=(0.2, -0.1, 0.5),
+                        modes=dict(axial=1, bending_y=2, bending_z=2, torsion=1), orientation=rot, damping_ratio=0.05,
+                        modal_coordinates=[0.01, 0.05, -0.02, 0.03, 0.01, 0.1])
+    cent = m.modal_beam(name="cent", length=0.8, section=sec, ends="free-free", frame="center",
+                        modes=dict(bending_y=2, bending_z=1), position=(0.5, 0.5, -0.2),
+                        geometric_stiffening="centrifugal", angular_velocity=(0.5, -1.0, 2.0), damping_ratio=0.02)
+    lin = m.modal_beam(name="lin", length=0.9, section=sec, ends="pinned-pinned", position=(-0.3, 0.4, 0.1),
+                       modes=dict(bending_y=1, bending_z=1, axial=1), geometric_stiffening="none")
+    rigidish = m.modal_beam(name="rigidish", length=0.5, section=sec, ends="free-free", position=(0.0, 1.0, 0.0),
+                            modes=dict())
+    fe = truss_beam(length=0.6, bays=3, width=0.05)
+    body = m.modal(name="truss", data={k: fe[k] for k in ("nodes", "mass", "stiffness")}, modes=4,
+                   position=(0.0, -0.5, 0.0), damping_ratio=0.01)
+    from flexmbd.rotations import rotation_matrix
+
+    end = flex.position + rotation_matrix(np.asarray(rot)) @ np.array([0.9, 0.01, 0.0])
+    m.spherical(fm.GROUND, flex, at=flex.position, name="root")
+    m.revolute(a, flex, at=end, axis=(1, 0, 1), name="rev_a_flex")
+    m.fixed(flex, lin, at=(-0.3, 0.4, 0.1), name="weld")
+    m.rotation_driver(a, cent, axis=(0, 0, 1), angle=fm.Polynomial((0.0, 0.3, 0.2)), name="drive", at=(0.5, 0.5, -0.2))
+    m.revolute(fm.GROUND, cent, at=(0.6, 0.5, -0.2), axis=(0, 1, 1), name="rev_cent")
+    m.distance(cent, lin, at_i=(0.8, 0.5, -0.2), at_j=(0.0, 0.4, 0.1), name="rod")
+    m.spherical(rigidish, a, at=(0.25, 1.0, 0.0), name="ball")
+    m.spherical(fm.GROUND, body, at=body.node_position(0), name="truss_root")
+    m.force(flex, (0.3, -0.2, 0.5), at=end, scale=fm.Polynomial((1.0, 2.0)), name="push")
+    m.force(body, (0.0, 0.0, -1.0), at=body.node_position(int(fe["tip"][0])), name="tip_load")
+    m.torque(flex, (0.2, -0.1, 0.3), scale=fm.Polynomial((1.0, -0.5)), name="twist")
+    m.torque(cent, (0.1, 0.3, -0.2), body_fixed=True, name="twist_body")
+    return m
+
+
+def test_floating_frames_are_compiled_and_match_generic():
+    sys = System(floating_frame_model(), redundancy="keep")
+    assert sys.assembly == "compiled", sys.assembly
+    assert {name.split("#")[0] for name in _slot_names(sys)} >= {
+        "modal_inertia", "modal_elastic", "modal_weight", "modal_normalization", "modal_dots", "modal_points",
+        "modal_torques"}
+    for seed in range(3):
+        _compare(sys, seed, cM=1.0, cD=0.3, cK=0.7)
+        _compare(sys, seed, cM=1.0, cD=0.0, cK=0.0)
+        _compare(sys, seed, cM=0.0, cD=0.0, cK=1.0, load_factor=0.4)
+        _compare(sys, seed, cM=1.0, cD=0.3, cK=0.7, matrix=False)
+
+
+def test_floating_frame_joints_gamma_compiled_matches_numpy():
+    """γ of joints on floating frames (consistent accelerations and multipliers after every
+    step) from the compiled Hessians equals the NumPy markers' ∂(J q')/∂q q'."""
+    sys = System(floating_frame_model(), redundancy="keep")
+    rng = np.random.default_rng(5)
+    q, v, _ = random_state(sys, rng)
+    qe, ve = sys.extend(q), sys.extend_velocity(v)
+    checked = 0
+    for g in sys.constraint_groups:
+        if getattr(g, "_frame_kernel", lambda: None)() is not None:
+            fast = g.gamma(qe, ve, 0.3)
+            g._frame_arrays = None
+            try:
+                ref = g.gamma(qe, ve, 0.3)
+            finally:
+                del g._frame_arrays
+            assert np.allclose(fast, ref, rtol=1e-12, atol=1e-12 * np.abs(ref).max()), type(g).__name__
+            checked += 1
+    assert checked >= 4
+
+
+def _slot_names(sys):
+    from flexmbd.kernels import assembly as k
+
+    return [name for name, row in zip(k.SLOTS, sys.compiled.layout) if row[0] >= 0]
+
+
+def test_floating_frames_without_a_kernel_stay_in_numpy():
+    """3-1-3 Euler angles and body-fixed forces on modal beams keep their NumPy groups
+    inside the compiled assembly, and say why."""
+    from flexmbd.beams import Section
+
+    sec = Section.rectangle(0.05, 0.03, E=2e4, nu=0.3, rho=800.0)
+    m = fm.Model(gravity=(0, 0, -9.81))
+    b = m.modal_beam(name="b", length=1.0, section=sec, ends="clamped-free", modes=dict(bending_y=2))
+    c = m.modal_beam(name="c", length=1.0, section=sec, ends="clamped-free", modes=dict(bending_z=1),
+                     attitude="euler-313", orientation=fm.quaternion_from_axis_angle((1, 0, 0), 0.5))
+    m.spherical(fm.GROUND, b, at=(0, 0, 0))
+    m.force(b, (0, 1.0, 0), at=(1.0, 0, 0), body_fixed=True, name="follower")
+    m.spherical(b, c, at=(1.0, 0, 0))
+    sys = System(m)
+    assert "follower" in sys.assembly and "body-fixed forces on modal beams" in sys.assembly
+    assert "euler-313 attitude" in sys.assembly
+    _compare(sys, 0, cM=1.0, cD=0.3, cK=0.7)

@@ -53,7 +53,8 @@ from ..beams.builder import BeamSection
 from ..beams.section_specs import beam_section
 from ..beams.sections import Section
 from ..errors import ModelError
-from ..groups import ConstraintGroup, ForceGroup, InertiaGroup
+from ..groups import (CompiledSlot, ConstraintGroup, ForceGroup, InertiaGroup, float_array, floating_frame_layout,
+                      int_array)
 from ..nodes.beam_modes import gauss_rule
 from ..nodes.modal import FAMILIES, ModalKind
 from ..nodes import SPATIAL
@@ -218,6 +219,14 @@ class ModalInertiaGroup(InertiaGroup):
         D = np.einsum("ncik,ncil->nkl", Jc, np.einsum("ncd,ndil->ncil", self.W, dv))
         return F, K, D, M
 
+    def compiled_slot(self):
+        """Euler-parameter frames: kernels/floating_frame.py ``inertia`` (channels whose
+        inertia row is zero skipped)."""
+        _, pairs = floating_frame_layout(self.kind)
+        live = np.any(self.W != 0.0, axis=(0, 2))
+        return CompiledSlot("modal_inertia", (int_array(self.config_index), int_array(self.dof_index),
+                                              float_array(self.W), int_array(pairs), int_array(live)))
+
     def mass_matrix(self, qb):
         z = np.zeros((len(qb), self.kind.nv))
         return self.inertia_force(qb, z, z)[3]
@@ -241,6 +250,14 @@ class ModalElasticGroup(ForceGroup):
         self.config_index = np.asarray(config_index, dtype=int).reshape(-1, kind.nq)
         self.K, self.C, self.KG = (np.asarray(a, dtype=float) for a in (K, C, KG))
         self.s = np.asarray(stiffening, dtype=float)
+
+    def compiled_slot(self):
+        floating_frame_layout(self.kind)          # Euler parameters (ω' = 2 G ṗ)
+        return CompiledSlot("modal_elastic", (int_array(self.config_index), int_array(self.dof_index),
+                                              float_array(np.broadcast_to(self.K, (len(self.s),) + self.K.shape[-2:])),
+                                              float_array(np.broadcast_to(self.C, (len(self.s),) + self.C.shape[-2:])),
+                                              float_array(np.broadcast_to(self.KG, (len(self.s),) + self.KG.shape[-2:])),
+                                              float_array(self.s)))
 
     def _spin(self, q, v):
         """ω⊥² (N,) and its derivatives with respect to the attitude coordinates and their
@@ -306,6 +323,11 @@ class ModalWeightGroup(ForceGroup):
         Q = np.einsum("ncik,nci->nk", Jc, G)
         return Q, (_geometric(self.kind, G, e_hat, dE, a, da, dda) if jacobians else None), None
 
+    def compiled_slot(self):
+        _, pairs = floating_frame_layout(self.kind)
+        return CompiledSlot("modal_weight", (int_array(self.config_index), float_array(self.S), float_array(self.g),
+                                             int_array(pairs), int_array(np.any(self.S != 0.0, axis=0))))
+
     def potential_energy(self, qe, t):
         q = qe[self.config_index]
         rho, _ = _channel_states(self.kind, q, np.zeros(q.shape))
@@ -327,6 +349,9 @@ class ModalNormalizationGroup(ConstraintGroup):
 
     def subset(self, keep):
         raise ValueError("the Euler-parameter normalisation is never redundant")
+
+    def compiled_slot(self):
+        return CompiledSlot("modal_normalization", (int_array(self.config_index),))
 
     def evaluate(self, qe, t):
         p = qe[self.config_index[:, 3:7]]

@@ -22,7 +22,8 @@ from itertools import chain
 
 import numpy as np
 
-from ..groups import CompiledSlot, ConstraintGroup, float_array, int_array, kernel_suffix
+from ..groups import (CompiledSlot, ConstraintGroup, Unsupported, float_array, floating_frame_kinds,
+                      floating_frame_layout, floating_frame_markers, int_array, kernel_suffix)
 from ..nodes import CONSTANT, ZERO
 from ..kernels import AVAILABLE as USE_KERNELS
 from ..timefunctions import TimeFunction
@@ -158,13 +159,56 @@ class DotConstraintGroup(ConstraintGroup):
     def __len__(self):
         return len(self.equations)
 
+    def _terms(self, t):
+        """(w, s) at t: the time arrays of the compiled slots."""
+        if not self.laws:
+            return self.w0, self.s0
+        w, _, _, s, _, _ = self._time_terms(t)
+        return w, s
+
+    def _frame_slot(self, kinds, markers, mtype):
+        """The slot of equations on floating frames (kernels/floating_frame.py ``dots``):
+        ``kinds`` and ``markers`` of sides 0 and 1, ``mtype`` of every marker slot."""
+        layouts = [floating_frame_layout(k) for k in kinds]
+        width = max([1] + [n + len(p) for n, p in layouts])
+        side = self.side.reshape(-1)
+        arrays = [floating_frame_markers(m, width) for m in markers]
+        ur, u, P = (np.where((side == 0).reshape((-1,) + (1,) * (x0.ndim - 1)), x0, x1)
+                    for x0, x1 in zip(*arrays))
+        table, pairs = floating_frame_kinds(layouts)
+        n = len(self)
+        # slots on ground: constant values (their Jacobian columns go nowhere)
+        ground = getattr(self, "on_ground", None)
+        moving = np.ones(8 * n, dtype=bool) if ground is None else ~ground[np.repeat(np.arange(n), 8), side]
+        fixed = np.zeros((8 * n, 3))
+        if not moving.all():     # single-kind groups (a joint across kinds joins two bodies)
+            still = ~moving
+            fixed[still] = kinds[0].markers(u[still], mtype[still]).evaluate(
+                np.tile(kinds[0].ground_q, (int(still.sum()), 1)))[0]
+        # a slot equal to the previous equation's (same body, marker and place): not evaluated again
+        nq0 = kinds[0].nq
+        same = np.zeros(8 * n, dtype=bool)
+        if n > 1:
+            eq = np.repeat(np.arange(1, n), 8)
+            now, before = np.arange(8, 8 * n), np.arange(0, 8 * n - 8)
+            body_now = self.config_index[eq][np.arange(len(eq)), np.where(side[now] == 0, 0, nq0)]
+            body_before = self.config_index[eq - 1][np.arange(len(eq)), np.where(side[before] == 0, 0, nq0)]
+            same[8:] = ((side[now] == side[before]) & (mtype[now] == mtype[before]) & moving[now] & moving[before]
+                        & (body_now == body_before) & np.all(u[now] == u[before], axis=1)
+                        & np.all(ur[now] == ur[before], axis=1) & np.all(P[now] == P[before], axis=(1, 2)))
+        return CompiledSlot("modal_dots", (int_array(self.config_index), int_array(table), int_array(pairs),
+                                           int_array(side), int_array(mtype), float_array(self.sign.reshape(-1)),
+                                           float_array(ur), float_array(u), float_array(P), int_array(moving),
+                                           float_array(fixed), int_array(same)),
+                            self._terms, not self.laws)
+
     def compiled_slot(self):
-        def terms(t):
-            if not self.laws:
-                return self.w0, self.s0
-            w, _, _, s, _, _ = self._time_terms(t)
-            return w, s
-        return CompiledSlot(f"dots_{kernel_suffix(self.kind)}",
+        terms = self._terms
+        try:
+            suffix = kernel_suffix(self.kind)
+        except Unsupported:
+            return self._frame_slot((self.kind, self.kind), (self.markers, self.markers), self.markers.mtype)
+        return CompiledSlot(f"dots_{suffix}",
                             (int_array(self.slot_dof), float_array(self.markers.u), int_array(self.markers.mtype),
                              int_array(self.side_flat), float_array(self.sign_flat), float_array(self.marker_tensors)),
                             terms, not self.laws)
@@ -173,8 +217,11 @@ class DotConstraintGroup(ConstraintGroup):
         keep = np.flatnonzero(keep)
         remap = {old: new for new, old in enumerate(keep)}
         laws = [TimeLaw(remap[tl.index], tl.law) for tl in self.laws if tl.index in remap]
-        return DotConstraintGroup(self.kind, [self.equations[i] for i in keep], self.dof_index[keep], laws,
-                                  self.config_index[keep])
+        out = DotConstraintGroup(self.kind, [self.equations[i] for i in keep], self.dof_index[keep], laws,
+                                 self.config_index[keep])
+        if getattr(self, "on_ground", None) is not None:
+            out.on_ground = self.on_ground[keep]
+        return out
 
     # --------------------------------------------------------------- helpers
     def _time_terms(self, t):
@@ -285,20 +332,49 @@ class DotConstraintGroup(ConstraintGroup):
         d = self._dots(qe)[5]
         return np.einsum("nk,nk->n", dw, d) - ds
 
+    def _frame_kernel(self):
+        """The arrays of the compiled floating-frame kernel (kernels/floating_frame.py
+        ``dots``) when the group's equations are on floating frames, else None."""
+        cached = getattr(self, "_frame_arrays", False)
+        if cached is False:
+            cached = None
+            if USE_KERNELS:
+                try:
+                    cs = self.compiled_slot()
+                    cached = cs.arrays if cs.name == "modal_dots" else None
+                except Unsupported:
+                    pass
+            self._frame_arrays = cached
+        return cached
+
+    def _frame_assemble(self, qe, w, s, lam, hessian):
+        """Φ (n,), Φ_q and λ-weighted Hessians from the floating-frame kernel (columns of
+        ground sides zero: their velocities are)."""
+        from ..kernels.floating_frame import dots
+
+        n, m = len(self), self.config_index.shape[1]
+        phi, Jq = np.empty(n), np.empty((n, m))
+        H = np.empty((n, m, m)) if hessian else np.empty((0, m, m))
+        lam = np.zeros(n) if lam is None else np.ascontiguousarray(lam, dtype=float)
+        dots(*self._frame_arrays, np.ascontiguousarray(w, dtype=float), np.ascontiguousarray(s, dtype=float),
+             np.ascontiguousarray(qe, dtype=float), lam, hessian, phi, Jq, H)
+        return phi, Jq, H
+
     def gamma(self, qe, ve, t):
         """γ = −(Φ_q q')_q q' − 2 Φ_qt q' − Φ_tt  (n,)."""
         n = len(self)
         w, dw, ddw, s, _, dds = self._time_terms(t)
         vl = ve[self.dof_index]
-        if self.compiled:
+        if self.compiled or self._frame_kernel() is not None:
+            kernel = (lambda *a: _kernel_assemble(self, *a)) if self.compiled else self._frame_assemble
             # (Φ_q q')_q q' = q'ᵀ ∂²φ/∂q² q' per equation, from the compiled Hessians (λ = 1);
             # along increments for Lie-group kinds, d²/ds² φ(q ⊕ s q') — the same quantity
-            _, Jq, H = _kernel_assemble(self, qe, w, s, np.ones(n), True)
+            _, Jq, H = kernel(qe, w, s, np.ones(n), True)
             out = -np.einsum("nab,na,nb->n", H, vl, vl)
             if self.laws:
                 # Φ_qt q' and Φ_tt: the same dot products weighted by ẇ and ẅ (offsets ṡ, s̈)
-                _, Jqt, _ = _kernel_assemble(self, qe, dw, np.zeros(n), None, False)
-                phi_tt = _kernel_assemble(self, qe, ddw, dds, None, False)[0]
+                _, Jqt, _ = kernel(qe, dw, np.zeros(n), None, False)
+                phi_tt = kernel(qe, ddw, dds, None, False)[0]
                 out -= 2 * np.einsum("nj,nj->n", Jqt, vl) + phi_tt
             return out
         qb, X, Y, JX, JY, d, grad = self._dots(qe)
@@ -357,8 +433,11 @@ class MixedDotConstraintGroup(DotConstraintGroup):
         self.label = [eq.label for eq in self.equations]
 
     def compiled_slot(self):
-        from ..groups import Unsupported
-        raise Unsupported("joints between nodes of different kinds have no compiled kernel")
+        """Floating frames and rigid Euler-parameter bodies (kernels/floating_frame.py);
+        other pairs of kinds have no compiled kernel."""
+        side = self.side.reshape(-1)
+        return self._frame_slot((self.kind_i, self.kind_j), (self.markers_i, self.markers_j),
+                                np.where(side == 0, self.markers_i.mtype, self.markers_j.mtype))
 
     def subset(self, keep):
         keep = np.flatnonzero(keep)
@@ -386,6 +465,8 @@ class MixedDotConstraintGroup(DotConstraintGroup):
         H[:, ni:, ni:] += self.markers_j.contract(qj, g).reshape(n, 8, self.nj, self.nj).sum(axis=1)
 
     def gamma(self, qe, ve, t):
+        if self._frame_kernel() is not None:    # floating frames and rigid bodies: compiled
+            return DotConstraintGroup.gamma(self, qe, ve, t)
         n = len(self)
         w, dw, ddw, _, _, dds = self._time_terms(t)
         (qi, qj), X, Y, JX, JY, d, grad = self._dots(qe)

@@ -119,7 +119,11 @@ def build_dot_constraints(elements, system):
             # every equation of a joint acts on the pair of bodies of that joint
             dofs = np.repeat(system.pair_dofs(owners, kind), counts, axis=0)
             cfgs = np.repeat(system.pair_config(owners, kind), counts, axis=0)
-            groups.append(DotConstraintGroup(kind, eqs, dofs, laws, cfgs))
+            group = DotConstraintGroup(kind, eqs, dofs, laws, cfgs)
+            #: the sides (body i, body j) of each equation that are ground (compiled kernels
+            #: take their markers as constants)
+            group.on_ground = cfgs[:, [0, kind.nq]] >= system.n_q
+            groups.append(group)
     return groups + (build_mixed_points(across, system) if across else []) + \
         (build_mixed_dots(frames, system) if frames else [])
 

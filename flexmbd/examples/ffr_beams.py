@@ -46,10 +46,11 @@ def hub_angle(omega: float = OMEGA, T: float = T_UP) -> UserFunction:
     return UserFunction(f, df, ddf)
 
 
-def spin_up_model(formulation: str = "modal", stiffening: bool | str = True, modes: int = 3, elements: int = 10) -> fm.Model:
+def spin_up_model(formulation: str = "modal", stiffening: bool | str = True, modes: int = 3, elements: int = 10,
+                  omega: float = OMEGA) -> fm.Model:
     """The spin-up beam as a modal beam (``formulation`` "modal", ``modes`` in-plane
     clamped-free bending modes) or an SE(3) beam ("se3", ``elements`` linear elements),
-    its root on a revolute joint at the origin with the hub angle driven."""
+    its root on a revolute joint at the origin with the hub angle driven to ``omega``."""
     m = fm.Model(gravity=(0, 0, 0))
     if formulation == "modal":
         node = m.modal_beam(name="b", length=LENGTH, section=SPIN_SECTION, ends="clamped-free",
@@ -58,7 +59,7 @@ def spin_up_model(formulation: str = "modal", stiffening: bool | str = True, mod
         node = m.beam("rod", section=SPIN_SECTION, elements=elements, start=(0, 0, 0), end=(LENGTH, 0, 0),
                       formulation="se3", e2=(0, 1, 0)).first
     m.revolute(GROUND, node, at=(0, 0, 0), axis=(0, 0, 1), name="hub")
-    m.rotation_driver(GROUND, node, axis=(0, 0, 1), angle=hub_angle(), name="drive")
+    m.rotation_driver(GROUND, node, axis=(0, 0, 1), angle=hub_angle(omega), name="drive")
     return m
 
 

@@ -18,7 +18,8 @@ from pydantic import ConfigDict, Field
 
 from ..errors import ModelError
 from ..ground import GROUND
-from ..groups import CompiledSlot, ForceGroup, float_array, int_array, kernel_suffix
+from ..groups import (CompiledSlot, ForceGroup, Unsupported, float_array, floating_frame_kinds, floating_frame_layout,
+                      floating_frame_markers, int_array, kernel_suffix)
 from ..kernels import AVAILABLE as USE_KERNELS
 from ..nodes import POINT, VECTOR
 from ..registry import ElementType, register
@@ -99,7 +100,18 @@ class PointForceGroup(_AppliedLoad):
     def compiled_slot(self):
         def scales(t):
             return self._s if self.constant else _scales(self.functions, t)
-        return CompiledSlot(f"points_{kernel_suffix(self.kind)}",
+        try:
+            suffix = kernel_suffix(self.kind)
+        except Unsupported:      # floating frames (kernels/floating_frame.py), global forces
+            n, pairs = floating_frame_layout(self.kind)
+            if self.body_fixed.any():
+                raise Unsupported(f"body-fixed forces on {self.kind.noun}s have no compiled kernel") from None
+            ur, _, P = floating_frame_markers(self.points, max(1, n + len(pairs)))
+            table, prs = floating_frame_kinds([(n, pairs)])
+            return CompiledSlot("modal_points", (int_array(self.config_index), int_array(table), int_array(prs),
+                                                 float_array(ur), float_array(P), float_array(self.f)),
+                                scales, self.constant)
+        return CompiledSlot(f"points_{suffix}",
                             (int_array(self.config_index), float_array(self.points.u), float_array(self.f),
                              int_array(self.body_fixed)), scales, self.constant)
 
@@ -140,7 +152,12 @@ class TorqueGroup(_AppliedLoad):
     def compiled_slot(self):
         def scales(t):
             return self._s if self.constant else _scales(self.functions, t)
-        return CompiledSlot(f"torques_{kernel_suffix(self.kind)}",
+        try:
+            name = f"torques_{kernel_suffix(self.kind)}"
+        except Unsupported:      # floating frames with Euler parameters: the same Q_p = 2 Eᵀ n, 2 Gᵀ n'
+            floating_frame_layout(self.kind)
+            name = "modal_torques"
+        return CompiledSlot(name,
                             (int_array(self.config_index), float_array(self.n), int_array(self.body_fixed)),
                             scales, self.constant)
 

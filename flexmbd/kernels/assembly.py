@@ -18,6 +18,7 @@ from .ancf_beam import elastic_forces as _ancf_forces
 from .ancf_cable import elastic_forces as _cable_forces
 from .bodies import spatial_inertia
 from .dot import _assemble as _dot_assemble
+from . import floating_frame as _ff
 from .loads import point_forces
 from .normalization import assemble as _norm_assemble
 from .spring_damper import linear_forces
@@ -235,10 +236,53 @@ def ancf_elastic(cfg, b, w, coef, qe, cK, matrix, vec, blk):
 
 
 @njit(cache=True)
+def modal_inertia(cfg, dof, W, pairs, live, qe, ve, ae, cM, cD, cK, matrix, vec, blk):
+    """Floating-frame inertia (kernels/floating_frame.py): F into vec, c_M M + c_K K + c_D D into blk."""
+    n, nv = cfg.shape
+    B = blk.reshape((n, nv, nv)) if matrix else np.empty((0, nv, nv))
+    _ff.inertia(cfg, dof, W, pairs, live, qe, ve, ae, cM, cD, cK, matrix, vec.reshape((n, nv)), B)
+
+
+@njit(cache=True)
+def modal_normalization(cfg, qe, lam, cK, matrix, hess, phi, vec, blk, jac):
+    n, nv = cfg.shape
+    Jq = np.empty((n, nv))
+    H = np.empty((n, nv, nv)) if hess else np.empty((0, nv, nv))
+    _ff.normalization(cfg, qe, lam, hess, phi, Jq, H)
+    _constraint_blocks(Jq, H, lam, cK, matrix, hess, vec, blk, jac)
+
+
+@njit(cache=True)
+def modal_dots(cfg, kinds, pairs, side, mtype, sign, ur, u, P, moving, fixed, same, w, s, qe, lam, cK, matrix, hess,
+               phi, vec, blk, jac):
+    """Joints on floating frames (and rigid Euler-parameter bodies joined to them)."""
+    n, m = phi.shape[0], cfg.shape[1]
+    Jq = np.empty((n, m))
+    H = np.empty((n, m, m)) if hess else np.empty((0, m, m))
+    _ff.dots(cfg, kinds, pairs, side, mtype, sign, ur, u, P, moving, fixed, same, w, s, qe, lam, hess, phi, Jq, H)
+    _constraint_blocks(Jq, H, lam, cK, matrix, hess, vec, blk, jac)
+
+
+@njit(cache=True)
+def modal_points(cfg, kinds, pairs, ur, P, f, s, qe, scale, cK, matrix, vec, blk):
+    """Global point forces on floating frames."""
+    n, m = cfg.shape
+    Q = np.empty((n, m))
+    K = np.empty((n, m, m)) if matrix else np.empty((0, m, m))
+    _ff.point_forces(cfg, kinds, pairs, ur, P, f, s, qe, matrix, Q, K)
+    _load_contribution(Q, K, scale, cK, matrix, vec, blk)
+
+
+@njit(cache=True)
 def _sum_into(values, index, out):
-    """out[index[k]] += values[k]; the last entry of out is the trash slot of ground rows/columns."""
+    """out[index[k]] += values[k]; the last entry of out is the trash slot of ground rows/columns.
+    Zeros are skipped: most block entries are (a joint's Hessian block spans both bodies'
+    columns), and summing them into a few shared slots (the trash slot, one body's block)
+    makes a chain of dependent additions (fe-modal-body: 73 → 26 µs a matrix)."""
     for k in range(values.shape[0]):
-        out[index[k]] += values[k]
+        v = values[k]
+        if v != 0.0:
+            out[index[k]] += v
 
 
 @njit(cache=True)
@@ -274,6 +318,21 @@ SLOTS = ("spatial_bodies", "planar_bodies", "gravity_spatial", "gravity_planar",
          "ancf_elastic")
 (S_SB, S_PB, S_GS, S_GP, S_SS, S_SP, S_PS, S_PP, S_NO, S_DS, S_DP, S_TS, S_TP, S_RS, S_RP,
  S_CI, S_CW, S_CE, S_SC, S_SA, S_PC, S_PA, S_DC, S_DA, S_AI, S_AW, S_AE) = range(len(SLOTS))
+#: slots that several groups may fill (one group per node kind: floating frames of
+#: different shapes are different kinds), as numbered copies "name#2", "name#3", … taken
+#: in turn by CompiledAssembly
+COPIES = {"modal_inertia": 6, "modal_elastic": 6, "modal_weight": 6, "modal_normalization": 6, "modal_points": 6,
+          "modal_dots": 8, "modal_torques": 6}
+SLOTS = SLOTS + tuple(name if k == 0 else f"{name}#{k + 1}" for name, count in COPIES.items() for k in range(count))
+
+
+def _copies(name):
+    return tuple(SLOTS.index(name if k == 0 else f"{name}#{k + 1}") for k in range(COPIES[name]))
+
+
+S_MI, S_ME, S_MW, S_MN, S_MP, S_MD, S_MT = (_copies(name) for name in COPIES)
+#: the torque slots and their kernel codes (floating frames: the rigid bodies' kernel on p's columns)
+_TORQUE_SLOTS = ((S_TS, 1), (S_TP, 0)) + tuple((s, 1) for s in S_MT)
 
 _SPRING = ("i2", "i2", "f2", "f2", "f1", "f1", "f1", "i1")   # config, dofs, u_i, u_j, k, c, l0, tension only
 _POINT = ("i2", "f2", "f2", "i1")                            # config, u, f, body-fixed
@@ -302,6 +361,16 @@ SLOT_ARGS = {
     # mass and weight (the cable's kernels); elastic forces from config rows, b_k, weights,
     # (λ, μ, c) per point
     "ancf_inertia": ("i2", "f3"), "ancf_weight": ("f2",), "ancf_elastic": ("i2", "f4", "f2", "f3"),
+    # floating frames with Euler parameters (kernels/floating_frame.py): inertia from config,
+    # dofs, W, the foreshortening's pairs, the live channels; modal stiffness K, damping C,
+    # centrifugal K_G and its switch; weight from the first moments W₀c and g;
+    # normalisation; joints (config rows, each side's (modes, pairs), pairs, marker slots'
+    # side, type, sign, ū, u, P); global point forces (config, (modes, pairs), pairs, ū, P, f)
+    "modal_inertia": ("i2", "i2", "f3", "i2", "i1"), "modal_elastic": ("i2", "i2", "f3", "f3", "f3", "f1"),
+    "modal_weight": ("i2", "f2", "f1", "i2", "i1"), "modal_normalization": ("i2",),
+    "modal_dots": ("i2", "i2", "i3", "i1", "i1", "f1", "f2", "f2", "f3", "i1", "f2", "i1"),
+    "modal_points": ("i2", "i2", "i3", "f2", "f3", "f2"),
+    "modal_torques": _TORQUE,           # the rigid bodies' kernel: Q and K on the columns of p
 }
 #: the arrays of each slot that depend on time (after its constant ones): actuator forces,
 #: load scales, driver terms (w, s), actuator torques
@@ -310,7 +379,13 @@ TIME_ARGS = {"springs_spatial": ("f1",), "springs_planar": ("f1",), "points_spat
              "torques_spatial": ("f1",), "torques_planar": ("f1",),
              "rotational_springs_spatial": ("f1",), "rotational_springs_planar": ("f1",),
              "springs_ancf_cable": ("f1",), "springs_ancf": ("f1",), "points_ancf_cable": ("f1",),
-             "points_ancf": ("f1",), "dots_ancf_cable": ("f2", "f1"), "dots_ancf": ("f2", "f1")}
+             "points_ancf": ("f1",), "dots_ancf_cable": ("f2", "f1"), "dots_ancf": ("f2", "f1"),
+             "modal_dots": ("f2", "f1"), "modal_points": ("f1",), "modal_torques": ("f1",)}
+for _name, _count in COPIES.items():
+    for _k in range(2, _count + 1):
+        SLOT_ARGS[f"{_name}#{_k}"] = SLOT_ARGS[_name]
+        if _name in TIME_ARGS:
+            TIME_ARGS[f"{_name}#{_k}"] = TIME_ARGS[_name]
 #: entries of the argument table per slot (constant and time arrays)
 MAX_ARGS = max(len(SLOT_ARGS[n]) + len(TIME_ARGS.get(n, ())) for n in SLOTS)
 
@@ -384,6 +459,26 @@ def evaluate_all(qe, ve, ae, lam, cM, cD, cK, scale, matrix, layout, vsize, bsiz
     if layout[s, 0] >= 0:
         ancf_elastic(_a2(ib, tab, s, 0), _a4(fb, tab, s, 1), _a2(fb, tab, s, 2), _a3(fb, tab, s, 3), qe, cK, matrix,
                      _span(vec, layout[s, 0], vsize[s]), _span(blk, layout[s, 1], bsize[s]))
+    for s in S_MI:
+        if layout[s, 0] >= 0:
+            modal_inertia(_a2(ib, tab, s, 0), _a2(ib, tab, s, 1), _a3(fb, tab, s, 2), _a2(ib, tab, s, 3),
+                          _a1(ib, tab, s, 4), qe, ve, ae, cM, cD, cK, matrix, _span(vec, layout[s, 0], vsize[s]),
+                          _span(blk, layout[s, 1], bsize[s]))
+    for s in S_ME:
+        if layout[s, 0] >= 0:
+            _ff.elastic(_a2(ib, tab, s, 0), _a2(ib, tab, s, 1), _a3(fb, tab, s, 2), _a3(fb, tab, s, 3),
+                        _a3(fb, tab, s, 4), _a1(fb, tab, s, 5), qe, ve, cD, cK, matrix,
+                        _span(vec, layout[s, 0], vsize[s]), _span(blk, layout[s, 1], bsize[s]))
+    for s in S_MW:
+        if layout[s, 0] >= 0:
+            _ff.weight(_a2(ib, tab, s, 0), _a2(fb, tab, s, 1), _a1(fb, tab, s, 2), _a2(ib, tab, s, 3),
+                       _a1(ib, tab, s, 4), qe, scale, cK, matrix, _span(vec, layout[s, 0], vsize[s]),
+                       _span(blk, layout[s, 1], bsize[s]))
+    for s in S_MP:
+        if layout[s, 0] >= 0:
+            modal_points(_a2(ib, tab, s, 0), _a2(ib, tab, s, 1), _a3(ib, tab, s, 2), _a2(fb, tab, s, 3),
+                         _a3(fb, tab, s, 4), _a2(fb, tab, s, 5), _a1(tb, tab, s, 6), qe, scale, cK, matrix,
+                         _span(vec, layout[s, 0], vsize[s]), _span(blk, layout[s, 1], bsize[s]))
     for s in (S_GS, S_GP):
         if layout[s, 0] >= 0:
             gravity(_a1(fb, tab, s, 0), _a1(fb, tab, s, 1), scale, matrix, _span(vec, layout[s, 0], vsize[s]),
@@ -400,7 +495,7 @@ def evaluate_all(qe, ve, ae, lam, cM, cD, cK, scale, matrix, layout, vsize, bsiz
             point_loads(kcode, _a2(ib, tab, s, 0), _a2(fb, tab, s, 1), _a2(fb, tab, s, 2), _a1(ib, tab, s, 3) != 0,
                         _a1(tb, tab, s, 4), qe, scale, cK, matrix,
                         _span(vec, layout[s, 0], vsize[s]), _span(blk, layout[s, 1], bsize[s]))
-    for s, kcode in ((S_TS, 1), (S_TP, 0)):
+    for s, kcode in _TORQUE_SLOTS:
         if layout[s, 0] >= 0:
             torque_loads(kcode, _a2(ib, tab, s, 0), _a2(fb, tab, s, 1), _a1(ib, tab, s, 2) != 0,
                          _a1(tb, tab, s, 3), qe, scale, cK, matrix,
@@ -420,6 +515,23 @@ def evaluate_all(qe, ve, ae, lam, cM, cD, cK, scale, matrix, layout, vsize, bsiz
         normalization(config, qe, _span(lam, r0, n), cK, matrix, hess, _span(phi, r0, n),
                       _span(vec, layout[s, 0], vsize[s]), _span(blk, layout[s, 1], bsize[s]),
                       _span(blk, layout[s, 2], 2 * vsize[s]))
+    for s in S_MN:
+        if layout[s, 0] >= 0:
+            config = _a2(ib, tab, s, 0)
+            n, r0 = config.shape[0], layout[s, 3]
+            modal_normalization(config, qe, _span(lam, r0, n), cK, matrix, hess, _span(phi, r0, n),
+                                _span(vec, layout[s, 0], vsize[s]), _span(blk, layout[s, 1], bsize[s]),
+                                _span(blk, layout[s, 2], 2 * vsize[s]))
+    for s in S_MD:
+        if layout[s, 0] >= 0:
+            w = _a2(tb, tab, s, 12)
+            n, r0 = w.shape[0], layout[s, 3]
+            modal_dots(_a2(ib, tab, s, 0), _a2(ib, tab, s, 1), _a3(ib, tab, s, 2), _a1(ib, tab, s, 3),
+                       _a1(ib, tab, s, 4), _a1(fb, tab, s, 5), _a2(fb, tab, s, 6), _a2(fb, tab, s, 7),
+                       _a3(fb, tab, s, 8), _a1(ib, tab, s, 9), _a2(fb, tab, s, 10), _a1(ib, tab, s, 11), w,
+                       _a1(tb, tab, s, 13), qe, _span(lam, r0, n), cK, matrix, hess,
+                       _span(phi, r0, n), _span(vec, layout[s, 0], vsize[s]), _span(blk, layout[s, 1], bsize[s]),
+                       _span(blk, layout[s, 2], 2 * vsize[s]))
     for s, kcode, nv in ((S_DS, 1, 7), (S_DP, 0, 3), (S_DC, 3, 6), (S_DA, 3, 12)):
         if layout[s, 0] >= 0:
             w = _a2(tb, tab, s, 6)
