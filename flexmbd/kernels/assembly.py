@@ -488,6 +488,11 @@ def lu_solve(LU, piv, b):
 # ---------------------------------------------------------------------------
 #: outcome codes of :func:`newton_step`
 CONVERGED, NOT_FINITE, MAX_ITER, SINGULAR, ZERO_LENGTH, SINGULAR_PROJECTION = 0, 1, 2, 3, 4, 5
+#: policy codes of :func:`newton_step` besides i ≥ 1 (refresh after i iterations of a step):
+#: full Newton, one matrix a step, the matrix kept across steps until it contracts too slowly
+FULL, ONCE_PER_STEP, CONTRACTION = 0, -1, -2
+#: iterations of the velocity projection's refinement with the Newton factorization
+REFINEMENTS = 8
 
 
 @njit(cache=True)
@@ -506,18 +511,25 @@ def _scaled_error(x, dx, n, scaled, floor):
 
 
 @njit(cache=True)
-def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, scaled, max_iter, policy, project, ground_q, n_ext,
-                layout, vsize, bsize, vec_index, pos, vec, blk, ib, fb, tb, tab, LU, piv, status, stats):
+def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, scaled, max_iter, policy, kept, project, ground_q,
+                n_ext, layout, vsize, bsize, vec_index, pos, vec, blk, ib, fb, tb, tab, LU, piv, status, stats):
     """Newton on [F; Φ/β'] for q''_{n+1}, λ_{n+1} of one generalized-α/Newmark step.
 
-    Convergence: scaled = [rtol, a_c, f_c, 100 ε] the scaled test (solvers/newton.py
-    ``NewtonSolver.solve``: the correction of the factorization at hand, applied when its
-    scaled size is ≤ 1), or empty for the residual test ‖[F; Φ]‖₂ < tol.
+    Convergence: scaled = [rtol, a_c, f_c, 100 ε, stagnation factor] the scaled test
+    (solvers/newton.py ``NewtonSolver.solve``: the correction of the factorization at
+    hand, applied when its scaled size is ≤ 1), or empty for the residual test
+    ‖[F; Φ]‖₂ < tol.
 
-    policy: 0 full Newton, −1 refresh once per step, i ≥ 1 refresh after i iterations of
-    the step (solvers/newton.py).  status = [has factor, factor age]; stats += [iterations,
-    refreshes, factorizations, residual evaluations].  project: afterwards, project q'_{n+1}
-    onto Φ_q q' = 0 (scleronomic constraints; solvers/dynamics.py ``_project``).
+    policy: FULL, ONCE_PER_STEP, CONTRACTION or i ≥ 1 (solvers/newton.py).  Full Newton
+    evaluates the residual alone at an iterate after the first and the matrix only when
+    that iterate is not accepted.  kept = [contraction limit, age limit, contraction of the
+    factorization at hand] (CONTRACTION: the matrix is refreshed when an iteration shrinks
+    the error by less than the limit, or has served age-limit iterations of a step; the
+    third entry is updated).  status = [has factor, factor age]; stats += [iterations,
+    refreshes, factorizations, residual evaluations, rounding stops].  project:
+    afterwards, project q'_{n+1} onto Φ_q q' = 0 (scleronomic constraints;
+    solvers/dynamics.py ``_project``), by refinement with the Newton factorization when it
+    converges (:func:`_velocity`).
     Returns (code, x, residual 2-norm, [F; Φ], q_{n+1}, q'_{n+1}, q̈-like a_{n+1}) — the
     last three at the last iterate.
     """
@@ -539,19 +551,22 @@ def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, scaled, max_iter
     r = np.empty(N)
     chk = np.empty(N)
     phi = np.empty(m)
-    need = policy <= 0 or status[0] == 0
+    contraction = policy == CONTRACTION
+    need = policy == FULL or policy == ONCE_PER_STEP or status[0] == 0
     it = 0
     prev = np.inf
     status[1] = 0
-    by_scale = scaled.shape[0] == 4
+    by_scale = scaled.shape[0] == 5
     floor = 0.0
     if by_scale:    # the rounding floor of q'' (solvers/newton.py scaled_increment_error)
         qmax = 1.0
         for i in range(n):
             qmax = max(qmax, abs(q[i]))
         floor = scaled[3] * qmax / bp
-    fresh = False   # a factorization made in this step (the estimate uses no other, but for policy > 0)
+    fresh = False   # a factorization made in this step (the estimate uses no other, but for kept ones)
     prev_error = np.inf
+    last_step = np.inf  # scaled size of the last correction (the contraction's denominator)
+    theta = kept[2] if contraction and status[0] == 1 else 0.0   # contraction of the factorization at hand
     while True:
         for i in range(n):
             qe[i] = q[i] + dq_base[i] + bp * x[i]
@@ -576,15 +591,29 @@ def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, scaled, max_iter
             norm = np.sqrt(norm)
             if not np.isfinite(norm):
                 return NOT_FINITE, x, norm, chk, qe[:n].copy(), v, a
+            if attempt == 1:    # the same iterate again, for its matrix
+                break
             converged = norm == 0.0 or (not by_scale and norm < tol)
-            if by_scale and not converged and status[0] == 1 and (fresh or policy > 0):
+            if not by_scale and status[1] > 0:
+                rate = norm / prev
+            else:
+                rate = np.inf
+            if by_scale and not converged and status[0] == 1 and (fresh or policy > 0 or contraction):
                 # the iterate's error estimated by the correction of the factorization at hand
                 dx = lu_solve(LU, piv, -r)
                 error = _scaled_error(x, dx, n, scaled, floor)
-                # stagnation at the rounding level (solvers/newton.py ``stagnated``, STAGNATION = 10)
-                if error <= 1.0 or (policy == 0 and it >= 2 and error <= 10.0 and error > 0.5 * prev_error):
+                if status[1] > 0:   # against the last correction made with the same factorization
+                    rate = error / last_step
+                    theta = rate
+                accept = error <= 1.0 and (not contraction or theta <= kept[0])
+                # stagnation at the rounding level (solvers/newton.py ``stagnated``): full Newton,
+                # or the contraction policy with a matrix of the last iterate
+                if (not accept and it >= 2 and error <= scaled[4] and error > 0.5 * prev_error
+                        and (policy == FULL or contraction and fresh and status[1] == 1)):
+                    accept = True
                     if error > 1.0:
                         stats[4] += 1
+                if accept:
                     x += dx
                     for i in range(n):
                         qe[i] = q[i] + dq_base[i] + bp * x[i]
@@ -593,15 +622,21 @@ def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, scaled, max_iter
                     converged = True
                 else:
                     prev_error = error
-            if attempt == 1 or need or converged or it >= max_iter:
+            elif not by_scale and status[1] > 0:
+                theta = rate
+            if need or converged or it >= max_iter:
                 break
-            # stale factorization: refresh at this iterate if the residual grew or it is old enough
-            if not ((norm > prev and status[1] > 0) or (policy > 0 and status[1] >= policy)):
+            # the factorization at hand is of another iterate: refresh it here for full Newton,
+            # if the residual grew, if it is old enough, or if it contracts too slowly
+            if not (policy == FULL or (norm > prev and status[1] > 0) or (policy > 0 and status[1] >= policy)
+                    or contraction and (theta > kept[0] or status[1] >= kept[1])):
                 break
             need = True
         if converged:
+            if contraction:
+                kept[2] = theta
             v1 = _velocity(project, x, v_base, gp, qe, ve, ae, n, m, layout, vsize, bsize, pos, vec, blk, phi, ib, fb,
-                           tb, tab)
+                           tb, tab, LU, piv, status[0] == 1)
             code = CONVERGED if np.all(np.isfinite(v1)) else SINGULAR_PROJECTION
             return code, x, norm, chk, qe[:n].copy(), v1, a_base + c1 * x[:n]
         if it >= max_iter:
@@ -616,19 +651,26 @@ def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, scaled, max_iter
                 status[0] = 0
                 return SINGULAR, x, norm, chk, qe[:n].copy(), v, a
             fresh = True
+            prev_error = np.inf     # the estimates of another factorization do not compare
+            theta = 0.0
         dx = lu_solve(LU, piv, -r)
+        if by_scale:
+            last_step = _scaled_error(x, dx, n, scaled, floor)
         x += dx
         it += 1
         stats[0] += 1
         status[1] += 1
         prev = norm
-        need = policy == 0
+        need = False    # full Newton too: the residual first, the matrix if the iterate is not accepted
 
 
 @njit(cache=True)
-def _velocity(project, x, v_base, gp, qe, ve, ae, n, m, layout, vsize, bsize, pos, vec, blk, phi, ib, fb, tb, tab):
+def _velocity(project, x, v_base, gp, qe, ve, ae, n, m, layout, vsize, bsize, pos, vec, blk, phi, ib, fb, tb, tab,
+              LU, piv, factored):
     """q'_{n+1} = v_base + γ' q''; projected mass-orthogonally onto Φ_q q' = 0 if asked:
-    [M Φ_qᵀ; Φ_q 0] [Δq'; μ] = [0; −Φ_q q'] (the Newton matrix with c_M = 1, c_D = c_K = 0)."""
+    [M Φ_qᵀ; Φ_q 0] [Δq'; μ] = [0; −Φ_q q'] (the Newton matrix with c_M = 1, c_D = c_K = 0).
+    With the Newton factorization at hand (``factored``) the projection is first solved by
+    refinement with it (:func:`_refine`); a direct factorization if that does not converge."""
     v1 = v_base + gp * x[:n]
     if not project or m == 0:
         return v1
@@ -646,7 +688,49 @@ def _velocity(project, x, v_base, gp, qe, ve, ae, n, m, layout, vsize, bsize, po
         for j in range(n):
             s += A[n + i, j] * v1[j]
         rhs[n + i] = -s
+    if factored:
+        z = _refine(A, LU, piv, rhs, v1, n)
+        if z.shape[0] == N:
+            return v1 + z[:n]
     piv = np.empty(N, dtype=np.int64)
     if not lu_factor(A, piv):
         return v1 * np.nan
     return v1 + lu_solve(A, piv, rhs)[:n]
+
+
+@njit(cache=True)
+def _refine(A, LU, piv, rhs, v1, n):
+    """The solution z of A z = rhs by iterative refinement with the LU of another matrix B:
+    z ← z + B⁻¹(rhs − A z).  The error obeys e ← (I − B⁻¹A) e, so the iteration converges
+    when the spectral radius of B⁻¹(B − A) is below one, and its fixed point solves A z =
+    rhs exactly (rhs − A z = 0).  Here A is the projection matrix [M Φ_qᵀ; Φ_q 0] at
+    q_{n+1} and B the Newton matrix of this or an earlier step, [M + γ'D + β'K Φ̃_qᵀ; Φ̃_q 0],
+    so B − A = O(h) plus the change of Φ_q since B was made.  Stops when the correction of
+    q' is at the rounding level of q'_{n+1} (4 ε ‖q'‖∞); returns an empty array when a
+    correction does not halve the one before or :data:`REFINEMENTS` do not suffice (the
+    caller then factorizes A)."""
+    N = A.shape[0]
+    z = lu_solve(LU, piv, rhs)
+    res = np.empty(N)
+    scale = 0.0
+    for i in range(n):
+        scale = max(scale, abs(v1[i]))
+    prev = np.inf
+    for _ in range(REFINEMENTS):
+        for i in range(N):
+            s = rhs[i]
+            for j in range(N):
+                s -= A[i, j] * z[j]
+            res[i] = s
+        d = lu_solve(LU, piv, res)
+        size = 0.0
+        for i in range(N):
+            z[i] += d[i]
+        for i in range(n):
+            size = max(size, abs(d[i]))
+        if size <= 4.0 * 2.220446049250313e-16 * scale:
+            return z
+        if size > 0.5 * prev:
+            break
+        prev = size
+    return np.empty(0)
