@@ -275,6 +275,12 @@ SLOTS = ("spatial_bodies", "planar_bodies", "gravity_spatial", "gravity_planar",
 (S_SB, S_PB, S_GS, S_GP, S_SS, S_SP, S_PS, S_PP, S_NO, S_DS, S_DP, S_TS, S_TP, S_RS, S_RP,
  S_CI, S_CW, S_CE, S_SC, S_SA, S_PC, S_PA, S_DC, S_DA, S_AI, S_AW, S_AE) = range(len(SLOTS))
 
+#: slots of applied and internal forces: no part in the matrix when c_M = 1, c_D = c_K = 0
+#: (the velocity projection and the consistent accelerations skip them); a slot not
+#: listed is evaluated there (correct, only slower)
+FORCE_SLOTS = (S_GS, S_GP, S_SS, S_SP, S_PS, S_PP, S_TS, S_TP, S_RS, S_RP, S_CW, S_CE, S_SC, S_SA, S_PC, S_PA,
+               S_AW, S_AE)
+
 _SPRING = ("i2", "i2", "f2", "f2", "f1", "f1", "f1", "i1")   # config, dofs, u_i, u_j, k, c, l0, tension only
 _POINT = ("i2", "f2", "f2", "i1")                            # config, u, f, body-fixed
 _DOT = ("i2", "f2", "i1", "i1", "f1", "f4")   # slot dofs, u, marker type, side, sign, marker tensors C(u)
@@ -488,6 +494,9 @@ def lu_solve(LU, piv, b):
 # ---------------------------------------------------------------------------
 #: outcome codes of :func:`newton_step`
 CONVERGED, NOT_FINITE, MAX_ITER, SINGULAR, ZERO_LENGTH, SINGULAR_PROJECTION = 0, 1, 2, 3, 4, 5
+#: outcome of kernels/time_loop.py ``run_steps``: a step converged but its consistent
+#: accelerations could not be solved (singular [M Φ_qᵀ; Φ_q 0])
+SINGULAR_CONSISTENT = 6
 #: policy codes of :func:`newton_step` besides i ≥ 1 (refresh after i iterations of a step):
 #: full Newton, one matrix a step, the matrix kept across steps until it contracts too slowly
 FULL, ONCE_PER_STEP, CONTRACTION = 0, -1, -2
@@ -637,8 +646,9 @@ def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, scaled, max_iter
                 kept[2] = theta
             v1 = _velocity(project, x, v_base, gp, qe, ve, ae, n, m, layout, vsize, bsize, pos, vec, blk, phi, ib, fb,
                            tb, tab, LU, piv, status[0] == 1)
-            code = CONVERGED if np.all(np.isfinite(v1)) else SINGULAR_PROJECTION
-            return code, x, norm, chk, qe[:n].copy(), v1, a_base + c1 * x[:n]
+            if v1.shape[0] == 0 or not np.all(np.isfinite(v1)):
+                return SINGULAR_PROJECTION, x, norm, chk, qe[:n].copy(), v, a
+            return CONVERGED, x, norm, chk, qe[:n].copy(), v1, a_base + c1 * x[:n]
         if it >= max_iter:
             return MAX_ITER, x, norm, chk, qe[:n].copy(), v, a
         if need:
@@ -665,23 +675,36 @@ def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, scaled, max_iter
 
 
 @njit(cache=True)
+def _projection_matrix(qe, ve, ae, n, m, layout, vsize, bsize, pos, vec, blk, phi, ib, fb, tb, tab, matrix):
+    """[M Φ_qᵀ; Φ_q 0] at qe (dense): the Newton matrix with c_M = 1, c_D = c_K = 0, from the
+    slots that contribute to it (not :data:`FORCE_SLOTS`, whose block parts are zeroed).
+    ve, ae: buffers (zeroed here).  ``matrix`` is True, passed as a variable (a literal
+    would compile evaluate_all a second time: docs/performance.md, "Cold start")."""
+    reduced = layout.copy()
+    for s in FORCE_SLOTS:
+        if reduced[s, 0] >= 0:
+            blk[reduced[s, 1]:reduced[s, 1] + bsize[s]] = 0.0
+            reduced[s, 0] = -1
+    ve[:] = 0.0
+    ae[:] = 0.0
+    evaluate_all(qe, ve, ae, np.zeros(m), 1.0, 0.0, 0.0, 1.0, matrix, reduced, vsize, bsize, vec, blk, phi,
+                 ib, fb, tb, tab)
+    return _dense_matrix(blk, pos, n + m)
+
+
+@njit(cache=True)
 def _velocity(project, x, v_base, gp, qe, ve, ae, n, m, layout, vsize, bsize, pos, vec, blk, phi, ib, fb, tb, tab,
               LU, piv, factored):
     """q'_{n+1} = v_base + γ' q''; projected mass-orthogonally onto Φ_q q' = 0 if asked:
-    [M Φ_qᵀ; Φ_q 0] [Δq'; μ] = [0; −Φ_q q'] (the Newton matrix with c_M = 1, c_D = c_K = 0).
-    With the Newton factorization at hand (``factored``) the projection is first solved by
-    refinement with it (:func:`_refine`); a direct factorization if that does not converge."""
+    [M Φ_qᵀ; Φ_q 0] [Δq'; μ] = [0; −Φ_q q'].  With the Newton factorization at hand
+    (``factored``) the projection is solved by refinement with it (:func:`_refine`), else
+    (or if that does not converge) by a factorization of its own.  An empty array: the
+    projection matrix is singular."""
     v1 = v_base + gp * x[:n]
     if not project or m == 0:
         return v1
     N = n + m
-    ve[:] = 0.0
-    ae[:] = 0.0
-    # matrix=project (True here), not the literal True: Numba would compile a second
-    # evaluate_all for a literal-bool argument (19 s of a first run's compiling)
-    evaluate_all(qe, ve, ae, np.zeros(m), 1.0, 0.0, 0.0, 1.0, project, layout, vsize, bsize, vec, blk, phi,
-                 ib, fb, tb, tab)
-    A = _dense_matrix(blk, pos, N)
+    A = _projection_matrix(qe, ve, ae, n, m, layout, vsize, bsize, pos, vec, blk, phi, ib, fb, tb, tab, project)
     rhs = np.zeros(N)
     for i in range(m):
         s = 0.0
@@ -692,10 +715,67 @@ def _velocity(project, x, v_base, gp, qe, ve, ae, n, m, layout, vsize, bsize, po
         z = _refine(A, LU, piv, rhs, v1, n)
         if z.shape[0] == N:
             return v1 + z[:n]
+    own = np.empty(N, dtype=np.int64)
+    if not lu_factor(A, own):
+        return np.empty(0)
+    return v1 + lu_solve(A, own, rhs)[:n]
+
+
+@njit(cache=True)
+def consistent_accelerations(q, v, ground_q, n_ext, m, layout, vsize, bsize, vec_index, pos, vec, blk, ib, fb, tb,
+                             tab, matrix):
+    """q'' and λ from [M Φ_qᵀ; Φ_q 0] [q''; λ] = [Q − Q_v; γ] at (q, q') — solvers/initial.py
+    ``ConsistentAccelerations`` for scleronomic constraints and forces that do not depend
+    on λ (the compiled loop's systems).  γ = −q'ᵀ (∂²Φ_i/∂q²) q' per equation, from the
+    constraint slots' Newton-matrix blocks at λ = 1, c_K = 1 (each is Σ λ_i ∂²Φ_i/∂q²
+    over its equations' coordinates).  ``matrix``: True, as a variable.  Returns (False,
+    …) when the matrix is singular."""
+    n = q.shape[0]
+    N = n + m
+    qe = np.empty(n + ground_q.shape[0])
+    qe[:n] = q
+    qe[n:] = ground_q
+    ve = np.zeros(n_ext)
+    ve[:n] = v
+    ae = np.zeros(n_ext)
+    phi = np.empty(m)
+    rhs = np.zeros(N)
+    # Q − Q_v: the residual at q'' = 0, λ = 0
+    evaluate_all(qe, ve, ae, np.zeros(m), 1.0, 0.0, 0.0, 1.0, not matrix, layout, vsize, bsize, vec, blk, phi,
+                 ib, fb, tb, tab)
+    F = np.zeros(n + 1)
+    _sum_into(vec, vec_index, F)
+    for i in range(n):
+        rhs[i] = -F[i]
+    # γ from the constraint slots alone
+    constraints = layout.copy()
+    for s in range(layout.shape[0]):
+        if layout[s, 3] < 0:
+            constraints[s, 0] = -1
+    evaluate_all(qe, ve, ae, np.ones(m), 0.0, 0.0, 1.0, 1.0, matrix, constraints, vsize, bsize, vec, blk, phi,
+                 ib, fb, tb, tab)
+    for s in range(layout.shape[0]):
+        if constraints[s, 0] < 0:
+            continue
+        w = bsize[s] // vsize[s]
+        for e in range(vsize[s] // w):
+            dofs = vec_index[layout[s, 0] + e * w:layout[s, 0] + (e + 1) * w]
+            H = blk[layout[s, 1] + e * w * w:layout[s, 1] + (e + 1) * w * w]
+            quad = 0.0
+            for i in range(w):
+                vi = ve[dofs[i]]
+                if vi == 0.0:
+                    continue
+                for j in range(w):
+                    quad += vi * H[i * w + j] * ve[dofs[j]]
+            rhs[n + layout[s, 3] + e] = -quad
+    A = _projection_matrix(qe, np.zeros(n_ext), np.zeros(n_ext), n, m, layout, vsize, bsize, pos, vec, blk, phi,
+                           ib, fb, tb, tab, matrix)
     piv = np.empty(N, dtype=np.int64)
     if not lu_factor(A, piv):
-        return v1 * np.nan
-    return v1 + lu_solve(A, piv, rhs)[:n]
+        return False, rhs[:n], rhs[n:]
+    x = lu_solve(A, piv, rhs)
+    return True, x[:n], x[n:]
 
 
 @njit(cache=True)

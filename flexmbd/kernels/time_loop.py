@@ -7,17 +7,18 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .assembly import CONVERGED, newton_step
+from .assembly import CONVERGED, SINGULAR_CONSISTENT, consistent_accelerations, newton_step
 
 
 @njit(cache=True)
 def run_steps(t, targets, q, v, qdd, a, lam, key, am, af, beta, gamma, tol, scaled, max_iter, policy, kept, project,
-              ground_q, n_ext, layout, vsize, bsize, vec_index, pos, vec, blk, ib, fb, tb, tab, LU, piv, status,
+              consistent, ground_q, n_ext, layout, vsize, bsize, vec_index, pos, vec, blk, ib, fb, tb, tab, LU, piv, status,
               T, Q, V, QDD, A, LAM, STATS):
     """Steps from (t, q, q', q'', a, λ) to targets[0], targets[1], …, each by
     :func:`~flexmbd.kernels.assembly.newton_step` with h = target − t (as the per-step path,
     so the same times to the last bit).  Row k of T, Q, V, QDD, A, LAM is the state after
-    step k and STATS[k] its counters (iterations, refreshes, factorizations, residual
+    step k (with ``consistent``, q'' and λ solved from the index-1 equations at its q and q',
+    as solvers/dynamics.py ``_consistent``) and STATS[k] its counters (iterations, refreshes, factorizations, residual
     evaluations, rounding stops).  ``key`` is the step size the factorization at hand was
     made for (NaN: none); a step size that differs by more than rounding (relative 1e-9,
     solvers/newton.py ``_same_key``) drops it.
@@ -40,12 +41,19 @@ def run_steps(t, targets, q, v, qdd, a, lam, key, am, af, beta, gamma, tol, scal
         STATS[k, :] = stats
         if code != CONVERGED:
             return k, code, x, norm, chk, q1, key
+        if consistent:      # q'' and λ from the index-1 equations at (q_{n+1}, q'_{n+1})
+            ok, qdd1, lam1 = consistent_accelerations(q1, v1, ground_q, n_ext, lam.shape[0], layout, vsize, bsize,
+                                                      vec_index, pos, vec, blk, ib, fb, tb, tab, consistent)
+            if not ok:
+                return k, SINGULAR_CONSISTENT, x, norm, chk, q1, key
+        else:
+            qdd1, lam1 = x[:n], x[n:]
         t = t + h
         T[k] = t
         Q[k, :] = q1
         V[k, :] = v1
-        QDD[k, :] = x[:n]
+        QDD[k, :] = qdd1
         A[k, :] = a1
-        LAM[k, :] = x[n:]
+        LAM[k, :] = lam1
         q, v, qdd, a, lam = Q[k], V[k], QDD[k], A[k], LAM[k]
     return count, CONVERGED, np.empty(0), 0.0, np.empty(0), np.empty(0), key

@@ -42,6 +42,8 @@ class Block:
     seconds: float
     #: the next step's failed attempt: the arguments of :meth:`~.dynamics.CompiledNewton.outcome`
     failure: tuple | None = None
+    #: the next step converged but its consistent accelerations met a singular matrix
+    singular_consistent: bool = False
 
     @property
     def done(self) -> int:
@@ -51,7 +53,7 @@ class Block:
         return StepState(float(self.t[j]), self.q[j], self.v[j], self.qdd[j], self.a[j], self.lam[j])
 
 
-def loop_reason(stepper, watch, controller, consistent) -> str | None:
+def loop_reason(stepper, watch, controller) -> str | None:
     """None when the run's steps can be made in compiled blocks, else why not."""
     if stepper.compiled is None:
         return f"the Newton step is not compiled ({stepper.not_compiled})"
@@ -62,8 +64,6 @@ def loop_reason(stepper, watch, controller, consistent) -> str | None:
         return "events (switching groups) are watched in Python after every step"
     if controller is not None:
         return "error-controlled steps (rtol) are chosen in Python"
-    if consistent is not None:
-        return "consistent multipliers are solved in Python after every step"
     return None
 
 
@@ -77,8 +77,10 @@ class CompiledLoop:
         self.stepper, self.cn = stepper, stepper.compiled
         self.size = FIRST_BLOCK
 
-    def run(self, state: StepState, targets: np.ndarray) -> Block:
-        """The steps from ``state`` to each of ``targets`` in turn, until one fails."""
+    def run(self, state: StepState, targets: np.ndarray, consistent: bool) -> Block:
+        """The steps from ``state`` to each of ``targets`` in turn, until one fails;
+        ``consistent``: q'' and λ of each step from the index-1 equations (``multipliers =
+        'consistent'``; kernels/assembly.py ``consistent_accelerations``)."""
         cn, st = self.cn, self.stepper
         nw, ca, k = cn.newton, cn.ca, cn.k
         am, af, beta, gamma = st.coeffs
@@ -92,13 +94,15 @@ class CompiledLoop:
         done, code, x, norm, chk, q1, key = self.kernel(
             state.t, np.ascontiguousarray(targets, dtype=float), state.q, state.v, state.qdd, state.a, state.lam, key,
             am, af, beta, gamma, nw.tol, cn.scaled, nw.max_iter, cn.policy, cn.kept, bool(st.project_velocities),
-            ca.ground_q, ca.n_ext, ca.layout, ca.vsize, ca.bsize, ca.vec_index, ca.pos, ca.vec, ca.blk,
+            bool(consistent), ca.ground_q, ca.n_ext, ca.layout, ca.vsize, ca.bsize, ca.vec_index, ca.pos, ca.vec, ca.blk,
             *ca.arrays(state.t), cn.LU, cn.piv, cn.status, T, Q, V, QDD, A, LAM, STATS)
         seconds = time.perf_counter() - c0
         nw.stats.compiled_seconds += seconds
         nw.matrix_key = None if np.isnan(key) else float(key)
         block = Block(T[:done], Q[:done], V[:done], QDD[:done], A[:done], LAM[:done], STATS[:done], seconds)
-        if code != k.CONVERGED:
+        if code == k.SINGULAR_CONSISTENT:     # the per-step path makes that step again and says so
+            block.singular_consistent = True
+        elif code != k.CONVERGED:
             if code == k.ZERO_LENGTH:     # the force's own error, as on the per-step path
                 cn.count(STATS[done])
                 t0 = state.t if done == 0 else T[done - 1]

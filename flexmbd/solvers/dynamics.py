@@ -340,7 +340,7 @@ def simulate(model: Model, t_end: float | None = None, h: float | None = None, *
         controller = _controller(system, s, stepper, state, consistent, res, watch)
         consistent = None       # the controller makes the multipliers consistent itself
     targets, stored = _targets(s, origin, k0, n_steps, state.t, controller is not None)
-    why = loop_reason(stepper, watch, controller, consistent)
+    why = loop_reason(stepper, watch, controller)
     loop = CompiledLoop(stepper) if why is None else None
     res.time_loop = "compiled" if why is None else f"per step: {why}"
     box = {"pending": None}     # (state, summed stats) of steps computed since the last stored one
@@ -370,7 +370,7 @@ def simulate(model: Model, t_end: float | None = None, h: float | None = None, *
         while k < len(targets):
             failed = None
             if loop is not None:
-                block = loop.run(state, targets[k:k + loop.size])
+                block = loop.run(state, targets[k:k + loop.size], consistent is not None)
                 if block.done:
                     state = block.state(block.done - 1)
                     if progress is None and on_step is None:
@@ -381,7 +381,7 @@ def simulate(model: Model, t_end: float | None = None, h: float | None = None, *
                             k += replayed
                             break
                 k += block.done
-                if block.failure is None:
+                if block.failure is None and not block.singular_consistent:
                     continue
                 failed = block.failure
             k += 1
