@@ -530,11 +530,12 @@ def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, scaled, max_iter
     ‖[F; Φ]‖₂ < tol.
 
     policy: FULL, ONCE_PER_STEP, CONTRACTION or i ≥ 1 (solvers/newton.py).  Full Newton
-    evaluates the residual alone at an iterate after the first and the matrix only when
-    that iterate is not accepted.  kept = [contraction limit, age limit, contraction of the
+    evaluates the residual alone at an iterate after the first (at the second only when the
+    last solve ended there) and the matrix only when that iterate is not accepted.  kept = [contraction limit, age limit, contraction of the
     factorization at hand] (CONTRACTION: the matrix is refreshed when an iteration shrinks
     the error by less than the limit, or has served age-limit iterations of a step; the
-    third entry is updated).  status = [has factor, factor age]; stats += [iterations,
+    third entry is updated).  status = [has factor, factor age, iterations of the last
+    solve that ended by convergence or max_iter]; stats += [iterations,
     refreshes, factorizations, residual evaluations, rounding stops].  project:
     afterwards, project q'_{n+1} onto Φ_q q' = 0 (scleronomic constraints;
     solvers/dynamics.py ``_project``), by refinement with the Newton factorization when it
@@ -586,6 +587,7 @@ def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, scaled, max_iter
                                     ib, fb, tb, tab)
             stats[3] += 1
             if shortest == 0.0:
+                status[2] = it
                 return ZERO_LENGTH, x, np.nan, chk, qe[:n].copy(), v, a
             F = np.zeros(n + 1)
             _sum_into(vec, vec_index, F)
@@ -599,6 +601,7 @@ def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, scaled, max_iter
                 norm += phi[i] * phi[i]
             norm = np.sqrt(norm)
             if not np.isfinite(norm):
+                status[2] = it
                 return NOT_FINITE, x, norm, chk, qe[:n].copy(), v, a
             if attempt == 1:    # the same iterate again, for its matrix
                 break
@@ -647,9 +650,12 @@ def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, scaled, max_iter
             v1 = _velocity(project, x, v_base, gp, qe, ve, ae, n, m, layout, vsize, bsize, pos, vec, blk, phi, ib, fb,
                            tb, tab, LU, piv, status[0] == 1)
             if v1.shape[0] == 0 or not np.all(np.isfinite(v1)):
+                status[2] = it
                 return SINGULAR_PROJECTION, x, norm, chk, qe[:n].copy(), v, a
+            status[2] = it
             return CONVERGED, x, norm, chk, qe[:n].copy(), v1, a_base + c1 * x[:n]
         if it >= max_iter:
+            status[2] = it
             return MAX_ITER, x, norm, chk, qe[:n].copy(), v, a
         if need:
             LU[:, :] = _dense_matrix(blk, pos, N)
@@ -659,6 +665,7 @@ def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, scaled, max_iter
             status[1] = 0
             if not lu_factor(LU, piv):
                 status[0] = 0
+                status[2] = it
                 return SINGULAR, x, norm, chk, qe[:n].copy(), v, a
             fresh = True
             prev_error = np.inf     # the estimates of another factorization do not compare
@@ -671,7 +678,9 @@ def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, scaled, max_iter
         stats[0] += 1
         status[1] += 1
         prev = norm
-        need = False    # full Newton too: the residual first, the matrix if the iterate is not accepted
+        # full Newton: the residual first, the matrix if the iterate is not accepted — at the
+        # second iterate only after a solve that ended there (else it rarely is)
+        need = policy == FULL and it == 1 and status[2] != 1
 
 
 @njit(cache=True)

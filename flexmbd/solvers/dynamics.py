@@ -174,7 +174,7 @@ class CompiledNewton:
         self.ca = system.compiled
         N = system.n + system.m
         self.LU, self.piv = np.zeros((N, N)), np.zeros(N, dtype=np.int64)
-        self.status = np.zeros(2, dtype=np.int64)
+        self.status = np.zeros(3, dtype=np.int64)     # has factor, factor age, iterations of the last solve
         self.stats = np.zeros(5, dtype=np.int64)
         self.policy = {"newton": k.FULL, "step": k.ONCE_PER_STEP, "contraction": k.CONTRACTION}.get(newton.policy,
                                                                                                      newton.policy)

@@ -16,7 +16,9 @@ Whatever the policy, an iteration whose residual grows with a stale matrix trigg
 refresh before the step is declared failed.  Full Newton evaluates the residual alone at
 an iterate after the first, and the matrix only when that iterate is not accepted (with
 the scaled and residual tests, where the residual decides): the same iterates as a matrix
-at every iterate, without the matrix of the last one.
+at every iterate, without the matrix of the last one.  At the second iterate it does so
+only when the last solve ended there (a step of a run whose steps take more iterations
+would pay a residual for nothing).
 """
 from __future__ import annotations
 
@@ -176,7 +178,9 @@ class NewtonSolver:
                 st.iterations += 1
                 self.factor_age += 1
                 prev_norm = norm
-                need_matrix = policy == "newton" and not lazy
+                # full Newton: the residual first at later iterates — at the second only after a
+                # solve that ended there (else it rarely ends there and the residual is wasted)
+                need_matrix = policy == "newton" and (not lazy or it == 1 and self.last_iterations != 1)
                 if self.convergence == "scaled":
                     continue
                 step = dx if increment_weights is None else increment_weights * dx
