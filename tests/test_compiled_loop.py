@@ -153,3 +153,43 @@ def test_consistent_multipliers_in_the_blocks(refresh, project, monkeypatch):
     newton = slider_crank.build(k=2e4, c=1e3).simulate(t_end=0.8, h=0.01, refresh=refresh,
                                                           project_velocities=project, multipliers="integrator")
     assert np.max(np.abs(newton.lam - fast.lam)) > 1e-6 * np.max(np.abs(ref.lam))
+
+
+def test_projection_by_refinement_is_the_projection():
+    """The velocity projection solved by refinement with the Newton factorization
+    (kernels/assembly.py ``_refine``) converges to the projection itself: Φ_q q' at the
+    rounding level and the same q' as a direct factorization of [M Φ_qᵀ; Φ_q 0]; a
+    factorization too far from it is refused (then A is factorized)."""
+    from flexmbd.kernels import assembly as k
+
+    m = slider_crank.build(k=2e4, c=1e3)
+    run = m.simulate(t_end=0.3, h=1e-3, multipliers="integrator", project_velocities=False)
+    system, ca = run.system, run.system.compiled
+    n, nm = system.n, system.n + system.m
+    qe = system.extend(run.q[-1])
+    v = run.v[-1] + 1e-3 * np.sin(np.arange(n))     # off the constraint manifold
+    zero = np.zeros(system.n_ext)
+    phi = np.empty(system.m)
+    # the Newton matrix of the last step (c_M = 1, c_D = γ', c_K = β'), factorized
+    h, beta, gamma = 1e-3, 0.25, 0.5
+    k.evaluate_all(qe, system.extend_velocity(run.v[-1]), system.extend_velocity(run.qdd[-1]), run.lam[-1], 1.0,
+                   gamma * h, beta * h * h, 1.0, True, ca.layout, ca.vsize, ca.bsize, ca.vec, ca.blk, phi,
+                   *ca.arrays(0.0))
+    LU, piv = k._dense_matrix(ca.blk, ca.pos, nm), np.zeros(nm, dtype=np.int64)
+    assert k.lu_factor(LU, piv)
+    args = (np.zeros(n), v, 0.0, qe, zero.copy(), zero.copy(), n, system.m, ca.layout, ca.vsize, ca.bsize, ca.pos,
+            ca.vec, ca.blk, phi, *ca.arrays(0.0))
+    refined = k._velocity(True, *args, LU, piv, True)
+    direct = k._velocity(True, *args, LU, piv, False)
+    Jq = system.constraint_jacobian(qe, 0.0, dense=True)
+    assert np.max(np.abs(Jq @ v)) > 1e-4
+    assert np.max(np.abs(Jq @ refined)) < 1e-13 * np.max(np.abs(refined))
+    assert np.max(np.abs(refined - direct)) < 1e-14 * np.max(np.abs(direct))
+    # refinement with an unrelated matrix does not converge: refused
+    A = k._projection_matrix(qe, zero.copy(), zero.copy(), n, system.m, ca.layout, ca.vsize, ca.bsize, ca.pos, ca.vec,
+                             ca.blk, phi, *ca.arrays(0.0), True)
+    rhs = np.r_[np.zeros(n), -(A[n:, :n] @ v)]
+    B = A + np.diag(np.r_[np.full(n, 50.0), np.zeros(system.m)])
+    LUb, pivb = B.copy(), np.zeros(nm, dtype=np.int64)
+    assert k.lu_factor(LUb, pivb)
+    assert k._refine(A, LUb, pivb, rhs, v, n).shape[0] == 0
