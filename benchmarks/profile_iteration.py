@@ -5,7 +5,8 @@ operations it counted would cost at those prices.
 
     PYTHONPATH=. python benchmarks/profile_iteration.py [steps h]     # default 100 0.01
 
-Times are the minimum over repeats (µs); on a shared machine compare the rows of one run.
+Times are the minimum over repeats (µs; short repeats, so that a loaded machine still lends
+a whole core to some of them); on a shared machine compare the rows of one run.
 """
 from __future__ import annotations
 
@@ -63,7 +64,7 @@ def _consistent(count, q, v, ground_q, n_ext, m, layout, vsize, bsize, vec_index
                                    tb, tab, True)
 
 
-def _time(fun, *args, count=2000, repeat=7):
+def _time(fun, *args, count=200, repeat=25):
     fun(3, *args)
     best = np.inf
     for _ in range(repeat):
@@ -112,7 +113,7 @@ def main(steps=100, h=0.01):
     for refresh in ("newton", "step", "contraction"):
         for multipliers in ("integrator", "consistent"):
             best, res = np.inf, None
-            for _ in range(5):
+            for _ in range(9):
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     res = slider_crank.build(k=2e4, c=1e3).simulate(t_end=steps * h, h=h, refresh=refresh,

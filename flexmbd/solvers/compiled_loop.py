@@ -12,7 +12,7 @@ statistics — everything the user sees is unchanged; only the per-step Python w
 A step that fails inside a block ends it; the run then halves that step on the per-step
 path, starting from the failure the block reports (:func:`~.halving.advance` with
 ``failed``), and goes on in blocks.  What needs Python between steps keeps the run on the
-per-step path, and :attr:`CompiledLoop.reason` says which (``Result.stats["time_loop"]``).
+per-step path, and :func:`loop_reason` says which (``Result.stats["time_loop"]``).
 """
 from __future__ import annotations
 
