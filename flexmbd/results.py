@@ -51,6 +51,15 @@ class Result:
             self._stats[k].append(stats[k])
         self._cache.clear()
 
+    def extend(self, t, q, v, qdd, a, lam, **stats) -> None:
+        """Append many rows at once (one per entry of ``t``; ``stats``: an array per field
+        of :data:`STAT_FIELDS`), as :meth:`append` row by row."""
+        for k, rows in (("t", t), ("q", q), ("v", v), ("qdd", qdd), ("a", a), ("lam", lam)):
+            self._rows[k].extend(np.asarray(rows, dtype=float))
+        for k in STAT_FIELDS:
+            self._stats[k].extend(np.asarray(stats[k]).tolist())
+        self._cache.clear()
+
     def note(self, text: str) -> None:
         """Record a note (once)."""
         if text not in self.notes:
@@ -67,6 +76,9 @@ class Result:
         self.extra = {k: np.array(v) for k, v in self._extra_rows.items()}
         #: "compiled", or "generic: <why>" (System.assembly)
         self.stats["assembly"] = getattr(self.system, "assembly", "")
+        #: the steps made in compiled blocks ("compiled") or "per step: <why>" (solvers/compiled_loop.py)
+        if getattr(self, "time_loop", None):
+            self.stats["time_loop"] = self.time_loop
 
     # ---------------------------------------------------------- statistics
     @property

@@ -23,7 +23,9 @@ with ∂F/∂q = ∂(M q'' + Q_v)/∂q − ∂Q/∂q + ∂(Φ_qᵀ λ)/∂q (P1,
 """
 from __future__ import annotations
 
+import hashlib
 import warnings
+from collections import OrderedDict
 
 import numpy as np
 import scipy.linalg as sla
@@ -318,24 +320,34 @@ class System:
             return
         small = self.m <= 200   # dense arrays: scipy.sparse's overhead dominates small models
         Jq = self.constraint_jacobian(self.extend(self.q0), 0.0, dense=small)
+        key = _digest(Jq, tol)
+        dependent = _DEPENDENT.get(key)
+        if dependent is None:
+            dependent = self._dependent_rows(Jq, small, tol)
+            _DEPENDENT.put(key, dependent)
+        if dependent.any():
+            self._drop(dependent)
+
+    def _dependent_rows(self, Jq, small, tol):
+        """The equations that depend on earlier ones, from Φ_q at q0 (a boolean mask)."""
         norms = np.linalg.norm(Jq, axis=1) if small else np.sqrt(np.asarray(Jq.multiply(Jq).sum(axis=1)).ravel())
         if np.any(norms == 0.0):
             i = int(np.flatnonzero(norms == 0.0)[0])
             raise ModelError(f"constraint equation {self.describe_row(self.n + i)} has a zero Jacobian "
                              "in the initial configuration; check the joint's points and axes")
+        dependent = np.zeros(self.m, dtype=bool)
         if small:
             rows = Jq / norms[:, None]
         else:
             unit = sp.diags(1.0 / norms) @ Jq
             if _gram_has_full_rank(unit, tol):
-                return
+                return dependent
             rows = unit.toarray()
         _, R, _ = sla.qr(rows.T, mode="economic", pivoting=True)
         d = np.abs(np.diag(R))
         rank = int(np.sum(d > tol * d[0]))
         if rank == self.m:
-            return
-        dependent = np.zeros(self.m, dtype=bool)
+            return dependent
         basis = np.zeros((self.n, 0))
         for i in range(self.m):
             r = rows[i] - basis @ (basis.T @ rows[i])
@@ -345,6 +357,10 @@ class System:
                 dependent[i] = True
             else:
                 basis = np.column_stack([basis, r / nr])
+        return dependent
+
+    def _drop(self, dependent):
+        """Remove the equations marked ``dependent`` (with a warning naming them)."""
         start = 0
         new_groups = []
         for g in self.constraint_groups:
@@ -448,6 +464,17 @@ class System:
         return (np.concatenate(keys) if keys else empty), (np.concatenate(expand) if expand else empty)
 
     def _build_pattern(self):
+        key = _digest(self.n, self.m, *[g.dof_index for g in self.groups],
+                      *[g.coupling_index for g in self.coupled_groups], self.constraint_offsets)
+        cached = _PATTERNS.get(key)
+        if cached is None:
+            self._make_pattern()
+            _PATTERNS.put(key, (self.nnz, self._pos, self.dense, self._keys, self._dense_pos, self._vec_index,
+                                self._pattern))
+        else:
+            self.nnz, self._pos, self.dense, self._keys, self._dense_pos, self._vec_index, self._pattern = cached
+
+    def _make_pattern(self):
         keys, expand = self._blocks()
         N = self.n + self.m
         keep = keys >= 0
@@ -469,6 +496,7 @@ class System:
         np.cumsum(np.bincount(uniq // N, minlength=N), out=indptr[1:])
         self._pattern = sp.csr_matrix((np.zeros(self.nnz), uniq % N, indptr), shape=(N, N))
         assert self._pattern.nnz == self.nnz and self._pattern.has_sorted_indices
+
 
     # ============================================================ evaluation
     def constraints(self, qe, t):
@@ -606,6 +634,52 @@ def freeze_reporting(model, redundancy: str | None = None, system: "System | Non
     for w in caught:
         warnings.warn(w.message, w.category, stacklevel=user_stacklevel())
     return system
+
+
+class _Recent:
+    """A small cache of the most recent results by key (least recently used dropped)."""
+
+    def __init__(self, size: int = 32):
+        self.size, self.items = size, OrderedDict()
+
+    def get(self, key):
+        value = self.items.get(key)
+        if value is not None:
+            self.items.move_to_end(key)
+        return value
+
+    def put(self, key, value) -> None:
+        self.items[key] = value
+        if len(self.items) > self.size:
+            self.items.popitem(last=False)
+
+
+#: what freezing finds from the model's structure alone, kept for models of the same
+#: structure (a parameter study, a benchmark's repeats): the sparsity pattern by the
+#: groups' coordinate indices, the redundant equations by Φ_q at q0.  The arrays are
+#: shared between systems and never modified (not marked read-only: Numba would compile
+#: its kernels again for read-only arguments)
+_PATTERNS, _DEPENDENT = _Recent(), _Recent()
+
+
+def _digest(*parts) -> bytes:
+    """A key for arrays (dense or sparse), numbers and None: their contents, shapes and types."""
+    h = hashlib.blake2b(digest_size=20)
+    for p in parts:
+        if p is None:
+            h.update(b"none")
+        elif sp.issparse(p):
+            p = p.tocsr()
+            for a in (p.data, p.indices, p.indptr):
+                h.update(np.ascontiguousarray(a).tobytes())
+            h.update(repr(p.shape).encode())
+        elif isinstance(p, np.ndarray):
+            h.update(np.ascontiguousarray(p).tobytes())
+            h.update(f"{p.shape}{p.dtype}".encode())
+        else:
+            h.update(repr(p).encode())
+        h.update(b"|")
+    return h.digest()
 
 
 def _unique_rows(a):

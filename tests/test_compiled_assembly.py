@@ -284,7 +284,7 @@ def _without_compiled_newton(monkeypatch):
     monkeypatch.setattr(dynamics.CompiledNewton, "for_system", classmethod(lambda cls, *a: None))
 
 
-@pytest.mark.parametrize("refresh", ["newton", "step", 3])
+@pytest.mark.parametrize("refresh", ["newton", "step", "contraction", 3])
 @pytest.mark.parametrize("project", [True, False])
 def test_compiled_newton_step_matches_python_newton(refresh, project, monkeypatch):
     """Same iterates, counters and (projected) velocities as solvers/newton.py."""

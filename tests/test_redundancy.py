@@ -316,3 +316,51 @@ def test_a_run_that_fails_with_redundant_equations_kept_says_so():
     assert "1 of the 36 constraint equations are dependent" in kept.message
     assert "redundancy: keep" in kept.message and "constraint of 'J6'" in kept.message
     assert _quiet(model.simulate, t_end=0.2, h=1e-2).success
+
+
+def test_a_second_model_of_the_same_structure_reuses_pattern_and_redundancy(monkeypatch):
+    """Freezing keeps the sparsity pattern (by the groups' coordinate indices) and the
+    redundant equations (by Φ_q at q0) for models of the same structure: the second
+    freeze computes neither and gives the same system; a model whose joints differ is
+    analysed afresh."""
+    import flexmbd.system as fs
+
+    calls = {"pattern": 0, "redundancy": 0}
+    make, dependent = fs.System._make_pattern, fs.System._dependent_rows
+
+    def counted_pattern(self):
+        calls["pattern"] += 1
+        return make(self)
+
+    def counted_dependent(self, *a):
+        calls["redundancy"] += 1
+        return dependent(self, *a)
+
+    monkeypatch.setattr(fs.System, "_make_pattern", counted_pattern)
+    monkeypatch.setattr(fs.System, "_dependent_rows", counted_dependent)
+    fs._PATTERNS.items.clear()
+    fs._DEPENDENT.items.clear()
+    with warnings.catch_warnings(record=True) as first:
+        warnings.simplefilter("always")
+        a = p1_slider_crank(k=2e4, c=1e3).freeze()
+    with warnings.catch_warnings(record=True) as second:
+        warnings.simplefilter("always")
+        b = p1_slider_crank(k=3e4, c=1e3).freeze()      # another stiffness: the same structure
+    assert calls == {"pattern": 1, "redundancy": 1}
+    assert [str(w.message) for w in first] == [str(w.message) for w in second]    # the warning again
+    assert a.removed_equations == b.removed_equations and len(a.removed_equations) == 3
+    assert np.array_equal(a._pos, b._pos) and a.nnz == b.nnz
+    ra = a.model.simulate(t_end=0.05, h=0.01, system=a)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rb = p1_slider_crank(k=2e4, c=1e3).simulate(t_end=0.05, h=0.01)
+    assert np.array_equal(ra.q, rb.q)
+    # another mechanism: another Φ_q at q0, analysed again
+    m = fm.Model()
+    crank = m.rigid_body("crank", mass=1.0, inertia=(1, 1, 1), position=(0.5, 0, 0))
+    m.revolute(fm.GROUND, crank, at=(0, 0, 0), axis=(0, 0, 1))
+    m.prismatic(fm.GROUND, crank, at=(0.5, 0, 0), axis=(1, 0, 0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m.freeze()
+    assert calls["redundancy"] == 2

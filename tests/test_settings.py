@@ -72,7 +72,7 @@ def test_settings_are_frozen_and_replace_validates():
     (dict(t_end=0.1, h=0.01, integrator="rk4"), "integrator", "unknown integrator 'rk4'"),
     (dict(t_end=0.1, h=0.01, integrator=fm.HHT(0.2)), "integrator", "1/2 ≤ rho_inf ≤ 1, got 0.2"),
     (dict(t_end=0.1, h=0.01, jacobian="M4"), "jacobian", "unknown Jacobian part 'M4'"),
-    (dict(t_end=0.1, h=0.01, refresh=0), "refresh", "'newton', 'step' or an integer ≥ 1, got 0"),
+    (dict(t_end=0.1, h=0.01, refresh=0), "refresh", "'newton', 'step', 'contraction' or an integer ≥ 1, got 0"),
     (dict(t_end=0.1, h=0.01, convergence="resid"), "convergence", "did you mean 'residual'"),
     (dict(t_end=0.1, h=0.01, linear_solver="lu"), "linear_solver", "unknown linear_solver 'lu'"),
     (dict(t_end=0.1, h=0.01, assemble="yes"), "assemble", "assemble must be True or False"),

@@ -89,24 +89,26 @@ def offset_law(function: TimeFunction, offset: float):
     return law
 
 
-def _slot_table(equations) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The 8 slots (2 terms × X/Y × a/b) of every equation, absent terms as NO_SLOT: their
-    sides and marker types (n, 2, 2, 2) and marker offsets (n·8·3,)."""
+def _slots_of(equations) -> list:
+    """The 8 slots (2 terms × X/Y × a/b) of every equation in order, absent terms as NO_SLOT."""
     empty = [NO_SLOT] * 4
-    slots = [slot for eq in equations for term in (eq.terms + [empty, empty])[:2] for slot in term]
-    n = len(equations)
+    return [slot for eq in equations for term in (eq.terms + [empty, empty])[:2] for slot in term]
+
+
+def _slot_table(slots) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The slots of n equations (:func:`_slots_of`): their sides and marker types
+    (n, 2, 2, 2) and marker offsets (n·8·3,)."""
+    n = len(slots) // 8
     side = np.array([slot[0] for slot in slots], dtype=int).reshape(n, 2, 2, 2)
     mtype = np.array([slot[1] for slot in slots], dtype=int).reshape(n, 2, 2, 2)
     u = np.fromiter(chain.from_iterable(slot[2] for slot in slots), dtype=float, count=3 * len(slots))
     return side, mtype, u
 
 
-def _slot_anchors(equations) -> np.ndarray | None:
-    """Where the direction slots sit on their bodies (n·8, 3; NaN where a slot has no
-    anchor), or None when no slot has one (:class:`~flexmbd.constraints.joints.Frame`)."""
-    empty = [NO_SLOT] * 4
-    slots = [slot for eq in equations for term in (eq.terms + [empty, empty])[:2] for slot in term]
-    if not any(len(slot) > 3 for slot in slots):
+def _slot_anchors(slots) -> np.ndarray | None:
+    """Where the direction slots (:func:`_slots_of`) sit on their bodies (n·8, 3; NaN where
+    a slot has no anchor), or None when no slot has one (:class:`~flexmbd.constraints.joints.Frame`)."""
+    if not slots or max(map(len, slots)) <= 3:
         return None
     return np.array([slot[3] if len(slot) > 3 else (np.nan,) * 3 for slot in slots], dtype=float)
 
@@ -132,11 +134,12 @@ class DotConstraintGroup(ConstraintGroup):
             config_index = self.dof_index
         self.config_index = np.asarray(config_index, dtype=int).reshape(n, 2 * nq)
         self.laws = list(laws)
-        side, mtype, u = _slot_table(self.equations)
+        slots = _slots_of(self.equations)
+        side, mtype, u = _slot_table(slots)
         u = u.reshape(n, 2, 2, 2, 3)
         self.side = side
         self.sign = np.array([1.0, -1.0])[None, None, None, :] * (mtype != ZERO)
-        self.markers = kind.markers(u.reshape(-1, 3), mtype.reshape(-1), _slot_anchors(self.equations))
+        self.markers = kind.markers(u.reshape(-1, 3), mtype.reshape(-1), _slot_anchors(slots))
         cols = side.reshape(-1)[:, None] * nq + np.arange(nq)[None, :]
         rows = np.repeat(np.arange(n), 8)
         self.slot_dof = self.config_index[rows[:, None], cols]  # (n*8, nq) into extended q
@@ -416,12 +419,13 @@ class MixedDotConstraintGroup(DotConstraintGroup):
         self.dof_index = np.asarray(dof_index, dtype=int).reshape(n, ni + nj)
         self.config_index = self.dof_index if config_index is None else np.asarray(config_index, int).reshape(n, ni + nj)
         self.laws = list(laws)
-        side, mtype, u = _slot_table(self.equations)
+        slots = _slots_of(self.equations)
+        side, mtype, u = _slot_table(slots)
         u = u.reshape(-1, 3)
         self.side = side
         self.sign = np.array([1.0, -1.0])[None, None, None, :] * (mtype != ZERO)
         sd, mt = side.reshape(-1), mtype.reshape(-1)
-        anchors = _slot_anchors(self.equations)
+        anchors = _slot_anchors(slots)
         self.markers_i = kind_i.markers(u, np.where(sd == 0, mt, ZERO), anchors)
         self.markers_j = kind_j.markers(u, np.where(sd == 1, mt, ZERO), anchors)
         rows = np.repeat(np.arange(n), 8)

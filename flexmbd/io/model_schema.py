@@ -148,9 +148,10 @@ def _refresh_tag(v):
 LinearSolverName = Literal["auto", "dense", "banded", "superlu", "klu", "umfpack"]
 
 Refresh = Annotated[
-    Union[Annotated[Literal["newton", "step"], Tag("<policy>")], Annotated[int, Field(ge=1), Tag("<every>")]],
+    Union[Annotated[Literal["newton", "step", "contraction"], Tag("<policy>")],
+          Annotated[int, Field(ge=1), Tag("<every>")]],
     Discriminator(_refresh_tag, custom_error_type="refresh",
-                  custom_error_message="expected newton, step, or an integer ≥ 1"),
+                  custom_error_message="expected newton, step, contraction, or an integer ≥ 1"),
 ]
 
 #: Longest run a model file may ask for, in steps.

@@ -334,6 +334,12 @@ S_MI, S_ME, S_MW, S_MN, S_MP, S_MD, S_MT = (_copies(name) for name in COPIES)
 #: the torque slots and their kernel codes (floating frames: the rigid bodies' kernel on p's columns)
 _TORQUE_SLOTS = ((S_TS, 1), (S_TP, 0)) + tuple((s, 1) for s in S_MT)
 
+#: slots of applied and internal forces: no part in the matrix when c_M = 1, c_D = c_K = 0
+#: (the velocity projection and the consistent accelerations skip them); a slot not
+#: listed is evaluated there (correct, only slower)
+FORCE_SLOTS = (S_GS, S_GP, S_SS, S_SP, S_PS, S_PP, S_TS, S_TP, S_RS, S_RP, S_CW, S_CE, S_SC, S_SA, S_PC, S_PA,
+               S_AW, S_AE)
+
 _SPRING = ("i2", "i2", "f2", "f2", "f1", "f1", "f1", "i1")   # config, dofs, u_i, u_j, k, c, l0, tension only
 _POINT = ("i2", "f2", "f2", "i1")                            # config, u, f, body-fixed
 _DOT = ("i2", "f2", "i1", "i1", "f1", "f4")   # slot dofs, u, marker type, side, sign, marker tensors C(u)
@@ -600,6 +606,14 @@ def lu_solve(LU, piv, b):
 # ---------------------------------------------------------------------------
 #: outcome codes of :func:`newton_step`
 CONVERGED, NOT_FINITE, MAX_ITER, SINGULAR, ZERO_LENGTH, SINGULAR_PROJECTION = 0, 1, 2, 3, 4, 5
+#: outcome of kernels/time_loop.py ``run_steps``: a step converged but its consistent
+#: accelerations could not be solved (singular [M Φ_qᵀ; Φ_q 0])
+SINGULAR_CONSISTENT = 6
+#: policy codes of :func:`newton_step` besides i ≥ 1 (refresh after i iterations of a step):
+#: full Newton, one matrix a step, the matrix kept across steps until it contracts too slowly
+FULL, ONCE_PER_STEP, CONTRACTION = 0, -1, -2
+#: iterations of the velocity projection's refinement with the Newton factorization
+REFINEMENTS = 8
 
 
 @njit(cache=True)
@@ -618,18 +632,26 @@ def _scaled_error(x, dx, n, scaled, floor):
 
 
 @njit(cache=True)
-def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, scaled, max_iter, policy, project, ground_q, n_ext,
-                layout, vsize, bsize, vec_index, pos, vec, blk, ib, fb, tb, tab, LU, piv, status, stats):
+def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, scaled, max_iter, policy, kept, project, ground_q,
+                n_ext, layout, vsize, bsize, vec_index, pos, vec, blk, ib, fb, tb, tab, LU, piv, status, stats):
     """Newton on [F; Φ/β'] for q''_{n+1}, λ_{n+1} of one generalized-α/Newmark step.
 
-    Convergence: scaled = [rtol, a_c, f_c, 100 ε] the scaled test (solvers/newton.py
-    ``NewtonSolver.solve``: the correction of the factorization at hand, applied when its
-    scaled size is ≤ 1), or empty for the residual test ‖[F; Φ]‖₂ < tol.
+    Convergence: scaled = [rtol, a_c, f_c, 100 ε, stagnation factor] the scaled test
+    (solvers/newton.py ``NewtonSolver.solve``: the correction of the factorization at
+    hand, applied when its scaled size is ≤ 1), or empty for the residual test
+    ‖[F; Φ]‖₂ < tol.
 
-    policy: 0 full Newton, −1 refresh once per step, i ≥ 1 refresh after i iterations of
-    the step (solvers/newton.py).  status = [has factor, factor age]; stats += [iterations,
-    refreshes, factorizations, residual evaluations].  project: afterwards, project q'_{n+1}
-    onto Φ_q q' = 0 (scleronomic constraints; solvers/dynamics.py ``_project``).
+    policy: FULL, ONCE_PER_STEP, CONTRACTION or i ≥ 1 (solvers/newton.py).  Full Newton
+    evaluates the residual alone at an iterate after the first (at the second only when the
+    last solve ended there) and the matrix only when that iterate is not accepted.  kept = [contraction limit, age limit, contraction of the
+    factorization at hand] (CONTRACTION: the matrix is refreshed when an iteration shrinks
+    the error by less than the limit, or has served age-limit iterations of a step; the
+    third entry is updated).  status = [has factor, factor age, iterations of the last
+    solve that ended by convergence or max_iter]; stats += [iterations,
+    refreshes, factorizations, residual evaluations, rounding stops].  project:
+    afterwards, project q'_{n+1} onto Φ_q q' = 0 (scleronomic constraints;
+    solvers/dynamics.py ``_project``), by refinement with the Newton factorization when it
+    converges (:func:`_velocity`).
     Returns (code, x, residual 2-norm, [F; Φ], q_{n+1}, q'_{n+1}, q̈-like a_{n+1}) — the
     last three at the last iterate.
     """
@@ -651,19 +673,22 @@ def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, scaled, max_iter
     r = np.empty(N)
     chk = np.empty(N)
     phi = np.empty(m)
-    need = policy <= 0 or status[0] == 0
+    contraction = policy == CONTRACTION
+    need = policy == FULL or policy == ONCE_PER_STEP or status[0] == 0
     it = 0
     prev = np.inf
     status[1] = 0
-    by_scale = scaled.shape[0] == 4
+    by_scale = scaled.shape[0] == 5
     floor = 0.0
     if by_scale:    # the rounding floor of q'' (solvers/newton.py scaled_increment_error)
         qmax = 1.0
         for i in range(n):
             qmax = max(qmax, abs(q[i]))
         floor = scaled[3] * qmax / bp
-    fresh = False   # a factorization made in this step (the estimate uses no other, but for policy > 0)
+    fresh = False   # a factorization made in this step (the estimate uses no other, but for kept ones)
     prev_error = np.inf
+    last_step = np.inf  # scaled size of the last correction (the contraction's denominator)
+    theta = kept[2] if contraction and status[0] == 1 else 0.0   # contraction of the factorization at hand
     while True:
         for i in range(n):
             qe[i] = q[i] + dq_base[i] + bp * x[i]
@@ -674,6 +699,7 @@ def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, scaled, max_iter
                                     ib, fb, tb, tab)
             stats[3] += 1
             if shortest == 0.0:
+                status[2] = it
                 return ZERO_LENGTH, x, np.nan, chk, qe[:n].copy(), v, a
             F = np.zeros(n + 1)
             _sum_into(vec, vec_index, F)
@@ -687,16 +713,31 @@ def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, scaled, max_iter
                 norm += phi[i] * phi[i]
             norm = np.sqrt(norm)
             if not np.isfinite(norm):
+                status[2] = it
                 return NOT_FINITE, x, norm, chk, qe[:n].copy(), v, a
+            if attempt == 1:    # the same iterate again, for its matrix
+                break
             converged = norm == 0.0 or (not by_scale and norm < tol)
-            if by_scale and not converged and status[0] == 1 and (fresh or policy > 0):
+            if not by_scale and status[1] > 0:
+                rate = norm / prev
+            else:
+                rate = np.inf
+            if by_scale and not converged and status[0] == 1 and (fresh or policy > 0 or contraction):
                 # the iterate's error estimated by the correction of the factorization at hand
                 dx = lu_solve(LU, piv, -r)
                 error = _scaled_error(x, dx, n, scaled, floor)
-                # stagnation at the rounding level (solvers/newton.py ``stagnated``, STAGNATION = 10)
-                if error <= 1.0 or (policy == 0 and it >= 2 and error <= 10.0 and error > 0.5 * prev_error):
+                if status[1] > 0:   # against the last correction made with the same factorization
+                    rate = error / last_step
+                    theta = rate
+                accept = error <= 1.0 and (not contraction or theta <= kept[0])
+                # stagnation at the rounding level (solvers/newton.py ``stagnated``): full Newton,
+                # or the contraction policy with a matrix of the last iterate
+                if (not accept and it >= 2 and error <= scaled[4] and error > 0.5 * prev_error
+                        and (policy == FULL or contraction and fresh and status[1] == 1)):
+                    accept = True
                     if error > 1.0:
                         stats[4] += 1
+                if accept:
                     x += dx
                     for i in range(n):
                         qe[i] = q[i] + dq_base[i] + bp * x[i]
@@ -705,18 +746,28 @@ def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, scaled, max_iter
                     converged = True
                 else:
                     prev_error = error
-            if attempt == 1 or need or converged or it >= max_iter:
+            elif not by_scale and status[1] > 0:
+                theta = rate
+            if need or converged or it >= max_iter:
                 break
-            # stale factorization: refresh at this iterate if the residual grew or it is old enough
-            if not ((norm > prev and status[1] > 0) or (policy > 0 and status[1] >= policy)):
+            # the factorization at hand is of another iterate: refresh it here for full Newton,
+            # if the residual grew, if it is old enough, or if it contracts too slowly
+            if not (policy == FULL or (norm > prev and status[1] > 0) or (policy > 0 and status[1] >= policy)
+                    or contraction and (theta > kept[0] or status[1] >= kept[1])):
                 break
             need = True
         if converged:
+            if contraction:
+                kept[2] = theta
             v1 = _velocity(project, x, v_base, gp, qe, ve, ae, n, m, layout, vsize, bsize, pos, vec, blk, phi, ib, fb,
-                           tb, tab)
-            code = CONVERGED if np.all(np.isfinite(v1)) else SINGULAR_PROJECTION
-            return code, x, norm, chk, qe[:n].copy(), v1, a_base + c1 * x[:n]
+                           tb, tab, LU, piv, status[0] == 1)
+            if v1.shape[0] == 0 or not np.all(np.isfinite(v1)):
+                status[2] = it
+                return SINGULAR_PROJECTION, x, norm, chk, qe[:n].copy(), v, a
+            status[2] = it
+            return CONVERGED, x, norm, chk, qe[:n].copy(), v1, a_base + c1 * x[:n]
         if it >= max_iter:
+            status[2] = it
             return MAX_ITER, x, norm, chk, qe[:n].copy(), v, a
         if need:
             LU[:, :] = _dense_matrix(blk, pos, N)
@@ -726,39 +777,161 @@ def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, scaled, max_iter
             status[1] = 0
             if not lu_factor(LU, piv):
                 status[0] = 0
+                status[2] = it
                 return SINGULAR, x, norm, chk, qe[:n].copy(), v, a
             fresh = True
+            prev_error = np.inf     # the estimates of another factorization do not compare
+            theta = 0.0
         dx = lu_solve(LU, piv, -r)
+        if by_scale:
+            last_step = _scaled_error(x, dx, n, scaled, floor)
         x += dx
         it += 1
         stats[0] += 1
         status[1] += 1
         prev = norm
-        need = policy == 0
+        # full Newton: the residual first, the matrix if the iterate is not accepted — at the
+        # second iterate only after a solve that ended there (else it rarely is)
+        need = policy == FULL and it == 1 and status[2] != 1
 
 
 @njit(cache=True)
-def _velocity(project, x, v_base, gp, qe, ve, ae, n, m, layout, vsize, bsize, pos, vec, blk, phi, ib, fb, tb, tab):
+def _projection_matrix(qe, ve, ae, n, m, layout, vsize, bsize, pos, vec, blk, phi, ib, fb, tb, tab, matrix):
+    """[M Φ_qᵀ; Φ_q 0] at qe (dense): the Newton matrix with c_M = 1, c_D = c_K = 0, from the
+    slots that contribute to it (not :data:`FORCE_SLOTS`, whose block parts are zeroed).
+    ve, ae: buffers (zeroed here).  ``matrix`` is True, passed as a variable (a literal
+    would compile evaluate_all a second time: docs/performance.md, "Cold start")."""
+    reduced = layout.copy()
+    for s in FORCE_SLOTS:
+        if reduced[s, 0] >= 0:
+            blk[reduced[s, 1]:reduced[s, 1] + bsize[s]] = 0.0
+            reduced[s, 0] = -1
+    ve[:] = 0.0
+    ae[:] = 0.0
+    evaluate_all(qe, ve, ae, np.zeros(m), 1.0, 0.0, 0.0, 1.0, matrix, reduced, vsize, bsize, vec, blk, phi,
+                 ib, fb, tb, tab)
+    return _dense_matrix(blk, pos, n + m)
+
+
+@njit(cache=True)
+def _velocity(project, x, v_base, gp, qe, ve, ae, n, m, layout, vsize, bsize, pos, vec, blk, phi, ib, fb, tb, tab,
+              LU, piv, factored):
     """q'_{n+1} = v_base + γ' q''; projected mass-orthogonally onto Φ_q q' = 0 if asked:
-    [M Φ_qᵀ; Φ_q 0] [Δq'; μ] = [0; −Φ_q q'] (the Newton matrix with c_M = 1, c_D = c_K = 0)."""
+    [M Φ_qᵀ; Φ_q 0] [Δq'; μ] = [0; −Φ_q q'].  With the Newton factorization at hand
+    (``factored``) the projection is solved by refinement with it (:func:`_refine`), else
+    (or if that does not converge) by a factorization of its own.  An empty array: the
+    projection matrix is singular."""
     v1 = v_base + gp * x[:n]
     if not project or m == 0:
         return v1
     N = n + m
-    ve[:] = 0.0
-    ae[:] = 0.0
-    # matrix=project (True here), not the literal True: Numba would compile a second
-    # evaluate_all for a literal-bool argument (19 s of a first run's compiling)
-    evaluate_all(qe, ve, ae, np.zeros(m), 1.0, 0.0, 0.0, 1.0, project, layout, vsize, bsize, vec, blk, phi,
-                 ib, fb, tb, tab)
-    A = _dense_matrix(blk, pos, N)
+    A = _projection_matrix(qe, ve, ae, n, m, layout, vsize, bsize, pos, vec, blk, phi, ib, fb, tb, tab, project)
     rhs = np.zeros(N)
     for i in range(m):
         s = 0.0
         for j in range(n):
             s += A[n + i, j] * v1[j]
         rhs[n + i] = -s
+    if factored:
+        z = _refine(A, LU, piv, rhs, v1, n)
+        if z.shape[0] == N:
+            return v1 + z[:n]
+    own = np.empty(N, dtype=np.int64)
+    if not lu_factor(A, own):
+        return np.empty(0)
+    return v1 + lu_solve(A, own, rhs)[:n]
+
+
+@njit(cache=True)
+def consistent_accelerations(q, v, ground_q, n_ext, m, layout, vsize, bsize, vec_index, pos, vec, blk, ib, fb, tb,
+                             tab, matrix):
+    """q'' and λ from [M Φ_qᵀ; Φ_q 0] [q''; λ] = [Q − Q_v; γ] at (q, q') — solvers/initial.py
+    ``ConsistentAccelerations`` for scleronomic constraints and forces that do not depend
+    on λ (the compiled loop's systems).  γ = −q'ᵀ (∂²Φ_i/∂q²) q' per equation, from the
+    constraint slots' Newton-matrix blocks at λ = 1, c_K = 1 (each is Σ λ_i ∂²Φ_i/∂q²
+    over its equations' coordinates).  ``matrix``: True, as a variable.  Returns (False,
+    …) when the matrix is singular."""
+    n = q.shape[0]
+    N = n + m
+    qe = np.empty(n + ground_q.shape[0])
+    qe[:n] = q
+    qe[n:] = ground_q
+    ve = np.zeros(n_ext)
+    ve[:n] = v
+    ae = np.zeros(n_ext)
+    phi = np.empty(m)
+    rhs = np.zeros(N)
+    # Q − Q_v: the residual at q'' = 0, λ = 0
+    evaluate_all(qe, ve, ae, np.zeros(m), 1.0, 0.0, 0.0, 1.0, not matrix, layout, vsize, bsize, vec, blk, phi,
+                 ib, fb, tb, tab)
+    F = np.zeros(n + 1)
+    _sum_into(vec, vec_index, F)
+    for i in range(n):
+        rhs[i] = -F[i]
+    # γ from the constraint slots alone
+    constraints = layout.copy()
+    for s in range(layout.shape[0]):
+        if layout[s, 3] < 0:
+            constraints[s, 0] = -1
+    evaluate_all(qe, ve, ae, np.ones(m), 0.0, 0.0, 1.0, 1.0, matrix, constraints, vsize, bsize, vec, blk, phi,
+                 ib, fb, tb, tab)
+    for s in range(layout.shape[0]):
+        if constraints[s, 0] < 0:
+            continue
+        w = bsize[s] // vsize[s]
+        for e in range(vsize[s] // w):
+            dofs = vec_index[layout[s, 0] + e * w:layout[s, 0] + (e + 1) * w]
+            H = blk[layout[s, 1] + e * w * w:layout[s, 1] + (e + 1) * w * w]
+            quad = 0.0
+            for i in range(w):
+                vi = ve[dofs[i]]
+                if vi == 0.0:
+                    continue
+                for j in range(w):
+                    quad += vi * H[i * w + j] * ve[dofs[j]]
+            rhs[n + layout[s, 3] + e] = -quad
+    A = _projection_matrix(qe, np.zeros(n_ext), np.zeros(n_ext), n, m, layout, vsize, bsize, pos, vec, blk, phi,
+                           ib, fb, tb, tab, matrix)
     piv = np.empty(N, dtype=np.int64)
     if not lu_factor(A, piv):
-        return v1 * np.nan
-    return v1 + lu_solve(A, piv, rhs)[:n]
+        return False, rhs[:n], rhs[n:]
+    x = lu_solve(A, piv, rhs)
+    return True, x[:n], x[n:]
+
+
+@njit(cache=True)
+def _refine(A, LU, piv, rhs, v1, n):
+    """The solution z of A z = rhs by iterative refinement with the LU of another matrix B:
+    z ← z + B⁻¹(rhs − A z).  The error obeys e ← (I − B⁻¹A) e, so the iteration converges
+    when the spectral radius of B⁻¹(B − A) is below one, and its fixed point solves A z =
+    rhs exactly (rhs − A z = 0).  Here A is the projection matrix [M Φ_qᵀ; Φ_q 0] at
+    q_{n+1} and B the Newton matrix of this or an earlier step, [M + γ'D + β'K Φ̃_qᵀ; Φ̃_q 0],
+    so B − A = O(h) plus the change of Φ_q since B was made.  Stops when the correction of
+    q' is at the rounding level of q'_{n+1} (4 ε ‖q'‖∞); returns an empty array when a
+    correction does not halve the one before or :data:`REFINEMENTS` do not suffice (the
+    caller then factorizes A)."""
+    N = A.shape[0]
+    z = lu_solve(LU, piv, rhs)
+    res = np.empty(N)
+    scale = 0.0
+    for i in range(n):
+        scale = max(scale, abs(v1[i]))
+    prev = np.inf
+    for _ in range(REFINEMENTS):
+        for i in range(N):
+            s = rhs[i]
+            for j in range(N):
+                s -= A[i, j] * z[j]
+            res[i] = s
+        d = lu_solve(LU, piv, res)
+        size = 0.0
+        for i in range(N):
+            z[i] += d[i]
+        for i in range(n):
+            size = max(size, abs(d[i]))
+        if size <= 4.0 * 2.220446049250313e-16 * scale:
+            return z
+        if size > 0.5 * prev:
+            break
+        prev = size
+    return np.empty(0)

@@ -5,6 +5,7 @@ import numpy as np
 from numba import njit
 
 from .markers import (
+    CONSTANT,
     ancf_marker,
     frame_contract,
     frame_marker,
@@ -17,6 +18,8 @@ from .markers import (
 #: the node kinds' ``kernel_code`` values this kernel serves (flexmbd.nodes); ANCF: both
 #: ANCF kinds (markers linear in q, flexmbd/nodes/ancf.py), told apart by nv
 PLANAR, SPATIAL, FRAME, ANCF = 0, 1, 2, 3
+#: spatial markers remembered within one evaluation (:func:`_assemble`)
+MEMO = 8
 
 
 @njit(cache=True)
@@ -56,6 +59,14 @@ def _assemble(kcode, nv, qe, slot_dof, u, mtype, side, sign, w, s, lam, hessian,
     JY = np.empty((3, m))
     colsX = np.empty(m, dtype=np.int64)
     colsY = np.empty(m, dtype=np.int64)
+    # spatial markers met recently (the equations of a joint share them: a revolute's five
+    # use two points and three vectors): body, type, u → x, J, reused instead of evaluated again
+    memo_dof = np.full(MEMO, -1, dtype=np.int64)
+    memo_type = np.zeros(MEMO, dtype=np.int64)
+    memo_u = np.empty((MEMO, 3))
+    memo_x = np.empty((MEMO, 3))
+    memo_J = np.empty((MEMO, 3, nv))
+    memo_next = 0
     for e in range(n):
         phi[e] = -s[e]
         for a in range(m):
@@ -76,11 +87,43 @@ def _assemble(kcode, nv, qe, slot_dof, u, mtype, side, sign, w, s, lam, hessian,
                     loc = k * 4 + xy * 2 + ab
                     if mtype[sl] == 0:
                         continue
+                    if kcode == SPATIAL:
+                        hit = -1
+                        if mtype[sl] != CONSTANT:
+                            for c in range(MEMO):
+                                if (memo_dof[c] == slot_dof[sl, 0] and memo_type[c] == mtype[sl]
+                                        and memo_u[c, 0] == u[sl, 0] and memo_u[c, 1] == u[sl, 1]
+                                        and memo_u[c, 2] == u[sl, 2]):
+                                    hit = c
+                                    break
+                        if hit >= 0:
+                            x[:] = memo_x[hit]
+                            J[:, :] = memo_J[hit]
+                        else:
+                            for a in range(nq):
+                                qb[a] = qe[slot_dof[sl, a]]
+                            spatial_marker_c(qb, Cpre[sl], mtype[sl], x, J)
+                            if mtype[sl] != CONSTANT:
+                                memo_dof[memo_next] = slot_dof[sl, 0]
+                                memo_type[memo_next] = mtype[sl]
+                                memo_u[memo_next] = u[sl]
+                                memo_x[memo_next] = x
+                                memo_J[memo_next] = J
+                                memo_next = (memo_next + 1) % MEMO
+                        sg = sign[sl]
+                        off = side[sl] * nv
+                        if xy == 0:
+                            for i in range(3):
+                                X[i] += sg * x[i]
+                            _accumulate(J, sg, off, nv, JX)
+                        else:
+                            for i in range(3):
+                                Y[i] += sg * x[i]
+                            _accumulate(J, sg, off, nv, JY)
+                        continue
                     for a in range(nq):
                         qb[a] = qe[slot_dof[sl, a]]
-                    if kcode == SPATIAL:
-                        spatial_marker_c(qb, Cpre[sl], mtype[sl], x, J)
-                    elif kcode == FRAME:
+                    if kcode == FRAME:
                         frame_marker(qb, u[sl], mtype[sl], x, J, As[loc])
                     elif kcode == ANCF:
                         ancf_marker(qb, u[sl], mtype[sl], x, J)

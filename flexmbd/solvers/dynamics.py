@@ -29,7 +29,9 @@ from .diagnose import dependent_constraints, nonfinite_time_function
 from .events import EventWatch
 from .adaptive import Controller, ErrorControl
 from .halving import advance
-from .newton import ROUNDING_FLOOR, STAGNATION, NewtonOutcome, NewtonSolver, _same_key, scaled_increment_error
+from .compiled_loop import CompiledLoop, loop_reason
+from .newton import (AGE_LIMIT, CONTRACTION_LIMIT, ROUNDING_FLOOR, STAGNATION, NewtonOutcome, NewtonSolver,
+                     _same_key, scaled_increment_error)
 from .settings import DynamicSettings, SettingError
 
 if TYPE_CHECKING:
@@ -72,14 +74,18 @@ class DynamicsStepper:
         # the compiled Newton step starts from the previous accelerations only
         self.compiled = None if self.zero_start else CompiledNewton.for_system(system, newton, terms,
                                                                                 finite_difference)
+        #: why the Newton step is not compiled (None: it is)
+        self.not_compiled = None if self.compiled is not None else (
+            "newton_start = zero" if self.zero_start else
+            CompiledNewton.reason(system, newton, terms, finite_difference) or "not available")
 
     def set_scales(self, rtol: float, accel_scale: float, force_scale: float) -> None:
         """The scaled Newton test's tolerance and the model's characteristic acceleration
         and force (:func:`~flexmbd.solvers.initial.characteristic_scales`)."""
         self.scaled = (rtol, accel_scale, force_scale)
         if self.compiled is not None:
-            self.compiled.scaled = (np.array(self.scaled + (ROUNDING_FLOOR,)) if self.newton.convergence == "scaled"
-                                    else np.zeros(0))
+            self.compiled.scaled = (np.array(self.scaled + (ROUNDING_FLOOR, STAGNATION))
+                                    if self.newton.convergence == "scaled" else np.zeros(0))
 
     def step(self, s: StepState, h: float):
         if self.compiled is not None:
@@ -154,13 +160,12 @@ class DynamicsStepper:
 class CompiledNewton:
     """The Newton iterations of a step in one compiled call (kernels/assembly.py
     ``newton_step``): for systems with a compiled assembly and a dense Newton matrix,
-    full Jacobian and the residual test — the small rigid models, where the Python loop
-    around the evaluations costs more than the evaluations.  Same iterates, policies and
-    counters as :class:`NewtonSolver` (whose statistics it updates); the assembly/linear
-    split of the time is not measured inside.
+    full Jacobian and the residual or scaled test — the small rigid models, where the
+    Python loop around the evaluations costs more than the evaluations.  Same iterates,
+    policies and counters as :class:`NewtonSolver` (whose statistics it updates); the
+    assembly/linear split of the time is not measured inside.  :mod:`.compiled_loop` runs
+    many such steps in one call.
     """
-
-    POLICY = {"newton": 0, "step": -1}
 
     def __init__(self, system, newton):
         from ..kernels import assembly as k
@@ -169,22 +174,38 @@ class CompiledNewton:
         self.ca = system.compiled
         N = system.n + system.m
         self.LU, self.piv = np.zeros((N, N)), np.zeros(N, dtype=np.int64)
-        self.status = np.zeros(2, dtype=np.int64)
+        self.status = np.zeros(3, dtype=np.int64)     # has factor, factor age, iterations of the last solve
         self.stats = np.zeros(5, dtype=np.int64)
-        self.policy = self.POLICY.get(newton.policy, newton.policy)
-        self.scaled = np.zeros(0)     # the scaled test's [rtol, a_c, f_c] (DynamicsStepper.set_scales)
+        self.policy = {"newton": k.FULL, "step": k.ONCE_PER_STEP, "contraction": k.CONTRACTION}.get(newton.policy,
+                                                                                                     newton.policy)
+        #: the contraction policy's [limit, age limit, θ of the factorization at hand]
+        self.kept = np.array([CONTRACTION_LIMIT, AGE_LIMIT, 0.0])
+        self.scaled = np.zeros(0)     # the scaled test's [rtol, a_c, f_c, …] (DynamicsStepper.set_scales)
 
     @classmethod
     def for_system(cls, system, newton, terms, fd):
-        ok = (system.compiled is not None and not system.compiled.generic and system.dense and not fd
-              and len(terms) == len(JACOBIAN_TERMS) and newton.convergence in ("residual", "scaled"))
-        return cls(system, newton) if ok else None
+        return cls(system, newton) if cls.reason(system, newton, terms, fd) is None else None
+
+    @staticmethod
+    def reason(system, newton, terms, fd) -> str | None:
+        """None if a step of ``system`` can be made by the compiled Newton step, else why not."""
+        if system.compiled is None:
+            return "generic assembly"
+        if system.compiled.generic:
+            return "groups evaluated in NumPy"
+        if not system.dense:
+            return f"{system.n + system.m} unknowns: sparse Newton matrix"
+        if fd or len(terms) != len(JACOBIAN_TERMS):
+            return "partial or finite-difference Jacobian"
+        if newton.convergence not in ("residual", "scaled"):
+            return f"convergence = {newton.convergence}"
+        return None
 
     def solve(self, s, h, coeffs, project):
         """Newton's outcome and q_{n+1}, q'_{n+1}, a_{n+1} at its last iterate; q'_{n+1} is
         projected if ``project`` and the constraints do not depend on time (else the
         caller projects)."""
-        sys, nw, ca, k = self.sys, self.newton, self.ca, self.k
+        nw, ca, k = self.newton, self.ca, self.k
         am, af, beta, gamma = coeffs
         if not _same_key(h, nw.matrix_key):
             self.status[0] = 0
@@ -194,29 +215,39 @@ class CompiledNewton:
         c0 = time.perf_counter()
         code, x, norm, chk, q1, v1, a1 = k.newton_step(
             s.q, s.v, s.qdd, s.a, s.lam, h, am, af, beta, gamma, nw.tol, self.scaled, nw.max_iter, self.policy,
-            bool(project) and not ca.rheonomic, ca.ground_q, ca.n_ext, ca.layout, ca.vsize, ca.bsize, ca.vec_index,
-            ca.pos, ca.vec, ca.blk, *ca.arrays(t1), self.LU, self.piv, self.status, self.stats)
-        st, counts = nw.stats, self.stats.tolist()
-        st.compiled_seconds += time.perf_counter() - c0
-        st.iterations += counts[0]
-        st.refreshes += counts[1]
-        st.factorizations += counts[2]
-        st.residual_evaluations += counts[3]
-        st.rounding_stops += counts[4]
-        nw.nnz = sys.nnz
-        nw.last_iterations = counts[0]
-        if code == k.CONVERGED:
-            return NewtonOutcome(True, x, counts[0], norm, chk), q1, v1, a1
+            self.kept, bool(project) and not ca.rheonomic, ca.ground_q, ca.n_ext, ca.layout, ca.vsize, ca.bsize,
+            ca.vec_index, ca.pos, ca.vec, ca.blk, *ca.arrays(t1), self.LU, self.piv, self.status, self.stats)
+        nw.stats.compiled_seconds += time.perf_counter() - c0
         if code == k.ZERO_LENGTH:
-            ca.raise_undefined(sys.extend(q1), np.zeros(sys.n_ext), t1)
-        st.failures += 1
+            ca.raise_undefined(self.sys.extend(q1), np.zeros(self.sys.n_ext), t1)
+        return self.outcome(code, x, norm, chk, self.stats), q1, v1, a1
+
+    def count(self, counts) -> None:
+        """Add a step's counters (iterations, refreshes, factorizations, residual
+        evaluations, rounding stops) to the Newton solver's statistics."""
+        st, nw = self.newton.stats, self.newton
+        st.iterations += int(counts[0])
+        st.refreshes += int(counts[1])
+        st.factorizations += int(counts[2])
+        st.residual_evaluations += int(counts[3])
+        st.rounding_stops += int(counts[4])
+        nw.nnz = self.sys.nnz
+        nw.last_iterations = int(counts[0])
+
+    def outcome(self, code, x, norm, chk, counts) -> NewtonOutcome:
+        """The step's :class:`NewtonOutcome` from the kernel's code; its counters counted."""
+        nw, k = self.newton, self.k
+        self.count(counts)
+        if code == k.CONVERGED:
+            return NewtonOutcome(True, x, int(counts[0]), norm, chk)
+        nw.stats.failures += 1
         self.status[0] = 0
         message = {k.NOT_FINITE: "residual is not finite", k.MAX_ITER: f"no convergence in {nw.max_iter} iterations",
                    k.SINGULAR: "singular iteration matrix (iteration matrix is singular)",
                    k.SINGULAR_PROJECTION: "singular velocity-projection matrix"}[code]
         if code == k.SINGULAR:
             chk = np.full(len(x), np.nan)
-        return NewtonOutcome(False, x, counts[0], norm, chk, message), q1, v1, a1
+        return NewtonOutcome(False, x, int(counts[0]), norm, chk, message)
 
 
 def _initial(system, s, t0):
@@ -304,23 +335,67 @@ def simulate(model: Model, t_end: float | None = None, h: float | None = None, *
     if watch:
         watch.start(state.t, state.q, state.v)
     consistent = ConsistentAccelerations(system, s.linear_solver) if s.multipliers == "consistent" and system.m else None
-    every = s.output_every
-    pending = None      # (state, summed stats) of steps computed since the last stored one
     controller = None
     if s.rtol is not None:      # error-controlled steps between the output times
         controller = _controller(system, s, stepper, state, consistent, res, watch)
         consistent = None       # the controller makes the multipliers consistent itself
     targets, stored = _targets(s, origin, k0, n_steps, state.t, controller is not None)
+    why = loop_reason(stepper, watch, controller)
+    loop = CompiledLoop(stepper) if why is None else None
+    res.time_loop = "compiled" if why is None else f"per step: {why}"
+    box = {"pending": None}     # (state, summed stats) of steps computed since the last stored one
+
+    def record(state: StepState, stats: dict, k: int) -> bool:
+        """Step k (1-based) done: events, progress, stored or held; False when the caller stops the run."""
+        pending = box["pending"]
+        if pending is not None:          # counts of the steps not stored go to the next stored one
+            stats = {f: stats[f] + pending[1][f] for f in stats}
+        if watch and controller is None:
+            res.events += watch.step(state.t, state.q, state.v)
+        if progress is not None:
+            progress(state.t, k, len(targets), newton.stats)
+        if not stored[k - 1]:
+            box["pending"] = (state, stats)
+            return True
+        box["pending"] = None
+        res.append(state, **stats)
+        if on_step is not None and on_step(state, stats) is False:
+            res.fail(f"stopped by the caller at t = {state.t:.6g} s")
+            return False
+        return True
+
     clock0 = time.perf_counter()
+    k = 0       # targets reached
     with CompileWatch(announce=False) as compiling:   # the first run compiles kernels: not wall time
-        for k, target in enumerate(targets, 1):
+        while k < len(targets):
+            failed = None
+            if loop is not None:
+                block = loop.run(state, targets[k:k + loop.size], consistent is not None)
+                if block.done:
+                    state = block.state(block.done - 1)
+                    if progress is None and on_step is None:
+                        _record_block(block, k, stored, res, box, stepper.compiled)
+                    else:
+                        replayed = _replay_block(block, k, record, stepper.compiled)
+                        if replayed < block.done:    # stopped by the caller
+                            k += replayed
+                            break
+                k += block.done
+                if block.failure is None and not block.singular_consistent:
+                    continue
+                failed = block.failure
+            k += 1
+            target = targets[k - 1]
             c0 = time.perf_counter()
             st0 = vars(newton.stats).copy()
+            if failed is not None:      # the step failed in the block: counted from here, then halved
+                failed = stepper.compiled.outcome(*failed)
             if controller is not None:
                 step = controller.advance(state, target)
             else:
-                step = advance(stepper.step, state, target - state.t, s.max_halvings)
+                step = advance(stepper.step, state, target - state.t, s.max_halvings, failed=failed)
             if step.state is None:
+                pending = box["pending"]
                 if pending is not None:      # keep the last step computed
                     res.append(*pending[:1], **pending[1])
                     if on_step is not None:
@@ -338,22 +413,10 @@ def simulate(model: Model, t_end: float | None = None, h: float | None = None, *
             stats = dict(iterations=st1["iterations"] - st0["iterations"], refreshes=st1["refreshes"] - st0["refreshes"],
                          factorizations=st1["factorizations"] - st0["factorizations"],
                          seconds=time.perf_counter() - c0, substeps=substeps)
-            if pending is not None:          # counts of the steps not stored go to the next stored one
-                stats = {f: stats[f] + pending[1][f] for f in stats}
-            if watch and controller is None:
-                res.events += watch.step(state.t, state.q, state.v)
-            if progress is not None:
-                progress(state.t, k, len(targets), newton.stats)
-            if not stored[k - 1]:
-                pending = (state, stats)
-                continue
-            pending = None
-            res.append(state, **stats)
-            if on_step is not None and on_step(state, stats) is False:
-                res.fail(f"stopped by the caller at t = {state.t:.6g} s")
+            if not record(state, stats, k):
                 break
     if s.output_times is not None and controller is None:
-        res.steps_taken = k if targets.size else 0     # the steps of the merged grid (not the rows stored)
+        res.steps_taken = k     # the steps of the merged grid (not the rows stored)
     if controller is not None:
         res.adaptive = controller.stats.as_dict()
     elif s.convergence != "scaled" and np.any(np.asarray(res._stats["substeps"][1:]) > 1):
@@ -370,6 +433,64 @@ def simulate(model: Model, t_end: float | None = None, h: float | None = None, *
     res.nnz = newton.nnz
     res.finish()
     return res
+
+
+def _block_stats(block) -> tuple[np.ndarray, float]:
+    """The per-step counters of a block (iterations, refreshes, factorizations) and the
+    seconds of one of its steps (the block's time shared evenly)."""
+    return block.counts[:, :3], block.seconds / block.done
+
+
+def _replay_block(block, k: int, record: Callable, cn: CompiledNewton) -> int:
+    """A block's steps k+1 … recorded one by one (progress, ``on_step``); the number
+    recorded (fewer than the block's when the caller stopped the run: the steps after that
+    one are dropped)."""
+    counts, seconds = _block_stats(block)
+    for j in range(block.done):
+        cn.count(block.counts[j])
+        stats = dict(iterations=int(counts[j, 0]), refreshes=int(counts[j, 1]), factorizations=int(counts[j, 2]),
+                     seconds=seconds, substeps=1)
+        if not record(block.state(j), stats, k + j + 1):
+            return j + 1
+    return block.done
+
+
+def _record_block(block, k: int, stored: np.ndarray, res: Result, box: dict, cn: CompiledNewton) -> None:
+    """A block's steps k+1 … recorded at once (no callbacks): the stored rows appended with
+    the summed counters of the steps since the last stored one, as :func:`simulate`'s
+    per-step record does; the last steps, if not stored, held in ``box["pending"]``."""
+    counts, seconds = _block_stats(block)
+    cn.count(block.counts.sum(axis=0))
+    cn.newton.last_iterations = int(counts[-1, 0])
+    done = block.done
+    carry = np.zeros(3, dtype=np.int64)
+    carry_seconds, carry_substeps = 0.0, 0
+    if box["pending"] is not None:
+        p = box["pending"][1]
+        carry[:] = p["iterations"], p["refreshes"], p["factorizations"]
+        carry_seconds, carry_substeps = p["seconds"], p["substeps"]
+    total = np.cumsum(counts, axis=0) + carry
+    rows = np.flatnonzero(stored[k:k + done])
+    if rows.size:
+        summed = total[rows]
+        summed[1:] -= total[rows[:-1]]
+        span = np.diff(np.r_[-1, rows])      # steps each stored row covers
+        sec = span * seconds
+        sub = span.copy()
+        sec[0] += carry_seconds
+        sub[0] += carry_substeps
+        res.extend(block.t[rows], block.q[rows], block.v[rows], block.qdd[rows], block.a[rows], block.lam[rows],
+                   iterations=summed[:, 0], refreshes=summed[:, 1], factorizations=summed[:, 2], seconds=sec,
+                   substeps=sub)
+    last = rows[-1] if rows.size else -1
+    if last < done - 1:
+        rest = total[-1] - (total[last] if rows.size else 0)
+        n = int(done - 1 - last)
+        box["pending"] = (block.state(done - 1), dict(
+            iterations=int(rest[0]), refreshes=int(rest[1]), factorizations=int(rest[2]),
+            seconds=n * seconds + (0.0 if rows.size else carry_seconds), substeps=n + (0 if rows.size else carry_substeps)))
+    else:
+        box["pending"] = None
 
 
 def _targets(s: DynamicSettings, origin: float, k0: int, n_steps: int, t_now: float,

@@ -33,21 +33,24 @@ class Advance:
     failure: FailedStep | None = None
 
 
-def advance(step: Callable[[Any, float], tuple], state: Any, h: float, max_halvings: int) -> Advance:
+def advance(step: Callable[[Any, float], tuple], state: Any, h: float, max_halvings: int,
+            failed: Any = None) -> Advance:
     """Advance ``state`` by ``h`` with ``step(state, h) -> (new state or None, outcome)``,
     halving a failed step recursively up to ``max_halvings`` levels deep.
 
     On success ``substeps = halvings + 1``.  On failure ``state`` is None and ``failure``
     describes the sub-step that still failed at ``h / 2**max_halvings``; the counts are
-    those of the sub-steps tried until then.
+    those of the sub-steps tried until then.  ``failed``: the outcome of the whole step,
+    already tried and failed elsewhere (the compiled loop, solvers/compiled_loop.py): the
+    halving starts from it without trying the step again.
     """
     tally = Advance(None)
-    tally.state = _advance(step, state, h, max_halvings, 0, (), tally)
+    tally.state = _advance(step, state, h, max_halvings, 0, (), tally, failed)
     return tally
 
 
-def _advance(step, state, h, max_halvings, depth, path, tally):
-    new, out = step(state, h)
+def _advance(step, state, h, max_halvings, depth, path, tally, failed=None):
+    new, out = (None, failed) if failed is not None else step(state, h)
     if new is not None:
         tally.substeps += 1
         return new

@@ -33,8 +33,24 @@ class AssemblyReport:
         return "initial configuration assembled; bodies moved: " + ", ".join(f"{k} by {v:.3g} m" for k, v in moved.items())
 
 
+#: systems with at most this many constraint equations take dense arrays here (scipy.sparse's
+#: overhead dominates small models: 1 of the 1.5 ms of the slider-crank's initial conditions)
+DENSE_CONSTRAINTS = 200
+
+
+def _jacobian(system, qe, t):
+    """Φ_q at (qe, t): a dense array for small systems, else sparse."""
+    return system.constraint_jacobian(qe, t, dense=system.m <= DENSE_CONSTRAINTS)
+
+
 def _min_norm_solve(Jq, r):
-    """Minimum-norm solution of Jq x = r (Jq sparse, full row rank)."""
+    """Minimum-norm solution of Jq x = r (Jq sparse or dense, full row rank)."""
+    if isinstance(Jq, np.ndarray):
+        try:
+            y = np.linalg.solve(Jq @ Jq.T, r)
+        except np.linalg.LinAlgError as exc:
+            raise RuntimeError(f"singular constraint Jacobian ({exc})") from None
+        return Jq.T @ y
     JJt = (Jq @ Jq.T).tocsc()
     y = spla.spsolve(JJt, r) if JJt.shape[0] > 1 else r / JJt.toarray()[0, 0]
     return Jq.T @ np.atleast_1d(y)
@@ -55,7 +71,7 @@ def assemble_positions(system, q, t=0.0, tol=1e-12, max_iter=50):
             raise AssemblyError(
                 f"cannot assemble the initial configuration: |Φ| = {norm:.3g} after {max_iter} iterations; "
                 f"worst: {system.describe_row(system.n + worst)}")
-        Jq = system.constraint_jacobian(qe, t)
+        Jq = _jacobian(system, qe, t)
         try:
             dq = _min_norm_solve(Jq, -Phi)
         except RuntimeError as exc:
@@ -81,7 +97,7 @@ def project_velocities(system, q, v, t=0.0):
     if system.m == 0:
         return v
     qe = system.extend(q)
-    Jq = system.constraint_jacobian(qe, t)
+    Jq = _jacobian(system, qe, t)
     r = -system.constraint_time_derivative(qe, t) - Jq @ v
     if np.linalg.norm(r) < 1e-14:
         return v

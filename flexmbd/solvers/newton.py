@@ -5,9 +5,20 @@ Policies (P3 compares the last three):
     "step"       refresh at the first iteration of every step (modified Newton);
     int i        keep the factorization across steps (and step-size rounding noise) and
                  refresh it once it has served i iterations of the current step without
-                 convergence (P3's "NNI ≥ i": a step needing ≥ i iterations refreshes).
+                 convergence (P3's "NNI ≥ i": a step needing ≥ i iterations refreshes);
+    "contraction"  keep the factorization across steps and refresh it when an iteration
+                 shrinks the error by less than :data:`CONTRACTION_LIMIT` (the observed
+                 contraction θ of the fixed-point iteration with the kept matrix), or once it
+                 has served :data:`AGE_LIMIT` iterations of a step — the kept-matrix Newton
+                 of DAE codes (Hairer & Wanner, Solving ODEs II, sec. IV.8) and of Exudyn's
+                 default "modified Newton".
 Whatever the policy, an iteration whose residual grows with a stale matrix triggers a
-refresh before the step is declared failed.
+refresh before the step is declared failed.  Full Newton evaluates the residual alone at
+an iterate after the first, and the matrix only when that iterate is not accepted (with
+the scaled and residual tests, where the residual decides): the same iterates as a matrix
+at every iterate, without the matrix of the last one.  At the second iterate it does so
+only when the last solve ended there (a step of a run whose steps take more iterations
+would pay a residual for nothing).
 """
 from __future__ import annotations
 
@@ -61,8 +72,9 @@ class NewtonSolver:
 
     def __init__(self, tol=1e-7, max_iter=25, policy="newton", convergence="residual",
                  linear_solver="auto", increment_tol=None, error_estimate=False):
-        if not (policy in ("newton", "step") or (isinstance(policy, int) and policy >= 1)):
-            raise ValueError(f"Jacobian refresh policy must be 'newton', 'step' or an integer ≥ 1, got {policy!r}")
+        if not (policy in POLICIES or (isinstance(policy, int) and policy >= 1)):
+            raise ValueError("Jacobian refresh policy must be 'newton', 'step', 'contraction' or an integer ≥ 1, "
+                             f"got {policy!r}")
         if convergence not in ("residual", "increment", "scaled"):
             raise ValueError(f"convergence test must be 'residual', 'increment' or 'scaled', got {convergence!r}")
         self.tol, self.max_iter, self.policy, self.convergence = tol, max_iter, policy, convergence
@@ -77,6 +89,8 @@ class NewtonSolver:
         self.last_iterations = 0
         self.matrix_key = None
         self.factor_age = 0
+        #: contraction θ of the factorization at hand, last observed (policy "contraction")
+        self.theta = 0.0
         self.nnz = 0
 
     def invalidate(self):
@@ -96,8 +110,12 @@ class NewtonSolver:
             self.has_factor = False
             self.matrix_key = key
         policy, st = self.policy, self.stats
+        contraction, kept = policy == "contraction", isinstance(policy, int) or policy == "contraction"
         need_matrix = policy in ("newton", "step") or not self.has_factor
-        it, prev_norm, prev_step, prev_error = 0, np.inf, np.inf, np.inf
+        # full Newton with a test the residual decides: the residual first at later iterates
+        lazy = policy == "newton" and self.convergence != "increment"
+        it, prev_norm, prev_step, prev_error, last_step = 0, np.inf, np.inf, np.inf, np.inf
+        theta = self.theta if contraction and self.has_factor else 0.0   # contraction of the factorization at hand
         fresh = False   # a factorization made in this solve
         self.factor_age = 0  # iterations of this solve served by the current factorization (P3's NNI)
         try:
@@ -111,7 +129,9 @@ class NewtonSolver:
                     return self._fail(x, it, norm, chk, "residual is not finite")
                 if self.convergence == "residual" and norm < self.tol or norm == 0.0:
                     break  # (an exactly zero residual, e.g. an unloaded structure, needs no increment test)
-                if self.convergence == "scaled" and self.has_factor and (fresh or isinstance(policy, int)):
+                if self.convergence == "residual" and self.factor_age > 0:
+                    theta = norm / prev_norm
+                if self.convergence == "scaled" and self.has_factor and (fresh or kept):
                     # the iterate's error, estimated by the correction the factorization at hand
                     # gives (one back-substitution); small enough: apply it and stop.  Only a
                     # factorization of this step (or one a kept-matrix policy keeps on purpose):
@@ -121,15 +141,22 @@ class NewtonSolver:
                     dx = self.lin.solve(-r)
                     st.linear_seconds += time.perf_counter() - c0
                     error = scaled_error(x + dx, dx)
-                    if error <= 1.0 or stagnated(error, prev_error, it, policy):
+                    if self.factor_age > 0:     # against the last correction of the same factorization
+                        theta = error / last_step
+                    accept = error <= 1.0 and (not contraction or theta <= CONTRACTION_LIMIT)
+                    if not accept and stagnated(error, prev_error, it, policy, contraction and fresh
+                                                and self.factor_age == 1):
+                        accept = True
                         st.rounding_stops += error > 1.0
+                    if accept:
                         x = x + dx
                         break
                     prev_error = error
                 if it >= self.max_iter:
                     return self._fail(x, it, norm, chk, f"no convergence in {self.max_iter} iterations")
-                if A is None and (norm > prev_norm and self.factor_age > 0
-                                  or isinstance(policy, int) and self.factor_age >= policy):
+                if A is None and (lazy or norm > prev_norm and self.factor_age > 0
+                                  or isinstance(policy, int) and self.factor_age >= policy
+                                  or contraction and (theta > CONTRACTION_LIMIT or self.factor_age >= AGE_LIMIT)):
                     c0 = time.perf_counter()
                     r, chk, A = problem(x, True)  # stale matrix: refresh at this iterate
                     st.assembly_seconds += time.perf_counter() - c0
@@ -141,22 +168,29 @@ class NewtonSolver:
                     self.lin.factorize(A)
                     st.factorizations += 1
                     self.has_factor, self.factor_age, fresh = True, 0, True
+                    theta = 0.0
                 dx = self.lin.solve(-r)
                 st.linear_seconds += time.perf_counter() - c0
+                if self.convergence == "scaled":
+                    last_step = scaled_error(x + dx, dx)
                 x = x + dx
                 it += 1
                 st.iterations += 1
                 self.factor_age += 1
                 prev_norm = norm
-                need_matrix = policy == "newton"
+                # full Newton: the residual first at later iterates — at the second only after a
+                # solve that ended there (else it rarely ends there and the residual is wasted)
+                need_matrix = policy == "newton" and (not lazy or it == 1 and self.last_iterations != 1)
                 if self.convergence == "scaled":
                     continue
                 step = dx if increment_weights is None else increment_weights * dx
                 size = _norm(step)
-                theta = size / prev_step if np.isfinite(prev_step) else np.inf
+                theta_step = size / prev_step if np.isfinite(prev_step) else np.inf
                 prev_step = size
-                if self.error_estimate and theta < 1.0:
-                    size = theta / (1.0 - theta) * size
+                if contraction and self.convergence == "increment" and self.factor_age > 1:
+                    theta = theta_step
+                if self.error_estimate and theta_step < 1.0:
+                    size = theta_step / (1.0 - theta_step) * size
                 if self.convergence == "increment" and size < self.increment_tol:
                     c0 = time.perf_counter()
                     r, chk, _ = problem(x, False)
@@ -166,6 +200,8 @@ class NewtonSolver:
                         break
         except SingularMatrixError as exc:
             return self._fail(x, it, np.nan, np.full(len(x), np.nan), f"singular iteration matrix ({exc})")
+        if contraction:
+            self.theta = theta
         self.last_iterations = it
         return NewtonOutcome(True, x, it, norm, chk)
 
@@ -174,6 +210,17 @@ class NewtonSolver:
         self.has_factor = False
         self.last_iterations = it
         return NewtonOutcome(False, x, it, norm, chk, message)
+
+
+#: the named refresh policies (besides an integer i ≥ 1)
+POLICIES = ("newton", "step", "contraction")
+#: policy "contraction": refresh when an iteration shrinks the error by less than this
+#: factor.  The accepted correction then leaves an error of at most θ/(1 − θ) ≤ 1 times
+#: the tolerance (Hairer & Wanner, sec. IV.8), so the answer is within the Newton
+#: tolerance like full Newton's
+CONTRACTION_LIMIT = 0.5
+#: policy "contraction": refresh once the factorization has served this many iterations of a step
+AGE_LIMIT = 8
 
 
 #: a residual whose squares' sum would overflow (norm ≥ √(float max) ≈ 1.3e154) has diverged
@@ -185,7 +232,7 @@ _DIVERGED = 1e154
 STAGNATION = 10.0
 
 
-def stagnated(error: float, previous: float, iteration: int, policy) -> bool:
+def stagnated(error: float, previous: float, iteration: int, policy, fresh_matrix: bool = False) -> bool:
     """Full Newton (a fresh matrix at every iterate) contracts quadratically until rounding
     noise dominates the correction; a correction that no longer halves is that noise.  The
     scaled test's floor bounds the noise of q'' but not always that of λ (a long chain's
@@ -193,8 +240,11 @@ def stagnated(error: float, previous: float, iteration: int, policy) -> bool:
     above the model's characteristic f_c/a_c), so a solve whose error estimate stays within
     :data:`STAGNATION` of the tolerance without halving, after two iterations, has reached
     what rounding allows and stops there (counted in ``rounding_stops``, noted in the
-    results).  Kept-matrix policies contract linearly by design and never stop this way."""
-    return policy == "newton" and iteration >= 2 and error <= STAGNATION and error > 0.5 * previous
+    results).  Kept-matrix policies contract linearly by design and never stop this way,
+    but for the contraction policy at an iterate whose matrix was made at the last one
+    (``fresh_matrix``: it then iterates as full Newton)."""
+    return ((policy == "newton" or fresh_matrix) and iteration >= 2 and error <= STAGNATION
+            and error > 0.5 * previous)
 
 
 #: rounding floor of the scaled test, in units of the machine epsilon (see scaled_increment_error)

@@ -126,12 +126,12 @@ def _static_jacobian(key, v):
 
 
 def _refresh(key, v):
-    if v in ("newton", "step") and isinstance(v, str):
+    if v in ("newton", "step", "contraction") and isinstance(v, str):
         return v
     if isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= 1:
         return int(v)
-    raise SettingError(key, f"{key} (the Jacobian refresh policy) must be 'newton', 'step' or an integer ≥ 1, "
-                            f"got {v!r}")
+    raise SettingError(key, f"{key} (the Jacobian refresh policy) must be 'newton', 'step', 'contraction' or an "
+                            f"integer ≥ 1, got {v!r}")
 
 
 def _output_times(key, v):
@@ -437,8 +437,9 @@ class DynamicSettings(Settings):
         "full", 'Newton matrix: "full", P1 parts such as "M1+M2", or "fd" '
                 "(finite differences, for comparison)", check=_dynamic_jacobian)
     refresh: Union[str, int] = setting(
-        "newton", "Jacobian refresh: newton (every iteration), step (once a step), or an integer i (keep the "
-                  "factorization until it has served i iterations)", check=_refresh)
+        "newton", "Jacobian refresh: newton (every iteration), step (once a step), contraction (keep the "
+                  "factorization across steps until an iteration shrinks the error by less than half), or an "
+                  "integer i (keep the factorization until it has served i iterations of a step)", check=_refresh)
     convergence: Literal["scaled", "residual", "increment"] = setting(
         "scaled", "Newton convergence test: scaled (q'' and λ to newton_rtol of their size, the same meaning in any "
                   "units), residual (P1: 2-norm of the residual < tol) or increment (P3: 2-norm of the "

@@ -1,0 +1,59 @@
+"""Many time steps in one compiled call (solvers/compiled_loop.py): the step loop of
+:func:`flexmbd.solvers.dynamics.simulate` for systems whose whole Newton step is compiled
+(``assembly.newton_step``), so that a step pays no Python call, no boxing of some thirty
+arguments and no state objects; the states come back in arrays, one row a step."""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .assembly import CONVERGED, SINGULAR_CONSISTENT, consistent_accelerations, newton_step
+
+
+@njit(cache=True)
+def run_steps(t, targets, q, v, qdd, a, lam, key, am, af, beta, gamma, tol, scaled, max_iter, policy, kept, project,
+              consistent, ground_q, n_ext, layout, vsize, bsize, vec_index, pos, vec, blk, ib, fb, tb, tab, LU, piv, status,
+              T, Q, V, QDD, A, LAM, STATS):
+    """Steps from (t, q, q', q'', a, λ) to targets[0], targets[1], …, each by
+    :func:`~flexmbd.kernels.assembly.newton_step` with h = target − t (as the per-step path,
+    so the same times to the last bit).  Row k of T, Q, V, QDD, A, LAM is the state after
+    step k (with ``consistent``, q'' and λ solved from the index-1 equations at its q and q',
+    as solvers/dynamics.py ``_consistent``) and STATS[k] its counters (iterations, refreshes, factorizations, residual
+    evaluations, rounding stops).  ``key`` is the step size the factorization at hand was
+    made for (NaN: none); a step size that differs by more than rounding (relative 1e-9,
+    solvers/newton.py ``_same_key``) drops it.
+
+    Stops at the first step that does not converge.  Returns (steps done, its code or
+    CONVERGED, Newton's last x, residual norm, [F; Φ] and q_{n+1} of the failed step, the
+    matrix key)."""
+    n = q.shape[0]
+    count = targets.shape[0]
+    stats = np.zeros(STATS.shape[1], dtype=np.int64)
+    for k in range(count):
+        h = targets[k] - t
+        if not abs(h - key) <= 1e-9 * max(abs(h), abs(key)):
+            status[0] = 0
+            key = h
+        stats[:] = 0
+        code, x, norm, chk, q1, v1, a1 = newton_step(
+            q, v, qdd, a, lam, h, am, af, beta, gamma, tol, scaled, max_iter, policy, kept, project, ground_q, n_ext,
+            layout, vsize, bsize, vec_index, pos, vec, blk, ib, fb, tb, tab, LU, piv, status, stats)
+        STATS[k, :] = stats
+        if code != CONVERGED:
+            return k, code, x, norm, chk, q1, key
+        if consistent:      # q'' and λ from the index-1 equations at (q_{n+1}, q'_{n+1})
+            ok, qdd1, lam1 = consistent_accelerations(q1, v1, ground_q, n_ext, lam.shape[0], layout, vsize, bsize,
+                                                      vec_index, pos, vec, blk, ib, fb, tb, tab, consistent)
+            if not ok:
+                return k, SINGULAR_CONSISTENT, x, norm, chk, q1, key
+        else:
+            qdd1, lam1 = x[:n], x[n:]
+        t = t + h
+        T[k] = t
+        Q[k, :] = q1
+        V[k, :] = v1
+        QDD[k, :] = qdd1
+        A[k, :] = a1
+        LAM[k, :] = lam1
+        q, v, qdd, a, lam = Q[k], V[k], QDD[k], A[k], LAM[k]
+    return count, CONVERGED, np.empty(0), 0.0, np.empty(0), np.empty(0), key

@@ -1,0 +1,112 @@
+"""The step loop of a run in compiled code, in blocks of steps.
+
+For a system whose whole Newton step is compiled (:class:`~.dynamics.CompiledNewton`:
+compiled assembly, dense Newton matrix), :func:`~.dynamics.simulate` hands blocks of
+time targets to one compiled call (kernels/time_loop.py ``run_steps``), which makes each
+step exactly as the per-step path does (same kernel, same step sizes, same refresh
+policy and factorization carried from step to step) and returns the states as arrays.
+Python then records the block: stored rows, ``on_step`` and ``progress`` calls, the
+statistics — everything the user sees is unchanged; only the per-step Python work
+(state objects, the boxing of the kernel's arguments, the bookkeeping) is gone.
+
+A step that fails inside a block ends it; the run then halves that step on the per-step
+path, starting from the failure the block reports (:func:`~.halving.advance` with
+``failed``), and goes on in blocks.  What needs Python between steps keeps the run on the
+per-step path, and :func:`loop_reason` says which (``Result.stats["time_loop"]``).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from .initial import StepState
+
+#: the first block's steps; each block doubles the last, up to LARGEST_BLOCK
+FIRST_BLOCK, LARGEST_BLOCK = 16, 4096
+
+
+@dataclass
+class Block:
+    """The steps of one compiled call: times, states and counters by row (``done`` rows),
+    and the outcome of the step after them if it failed."""
+
+    t: np.ndarray
+    q: np.ndarray
+    v: np.ndarray
+    qdd: np.ndarray
+    a: np.ndarray
+    lam: np.ndarray
+    counts: np.ndarray         #: (done, 5): iterations, refreshes, factorizations, residual evaluations, rounding stops
+    seconds: float
+    #: the next step's failed attempt: the arguments of :meth:`~.dynamics.CompiledNewton.outcome`
+    failure: tuple | None = None
+    #: the next step converged but its consistent accelerations met a singular matrix
+    singular_consistent: bool = False
+
+    @property
+    def done(self) -> int:
+        return len(self.t)
+
+    def state(self, j: int) -> StepState:
+        return StepState(float(self.t[j]), self.q[j], self.v[j], self.qdd[j], self.a[j], self.lam[j])
+
+
+def loop_reason(stepper, watch, controller) -> str | None:
+    """None when the run's steps can be made in compiled blocks, else why not."""
+    if stepper.compiled is None:
+        return f"the Newton step is not compiled ({stepper.not_compiled})"
+    ca = stepper.compiled.ca
+    if ca._varying or ca.rheonomic:
+        return "time-dependent inputs (drivers, load or actuator functions) are evaluated in Python at every step"
+    if watch:
+        return "events (switching groups) are watched in Python after every step"
+    if controller is not None:
+        return "error-controlled steps (rtol) are chosen in Python"
+    return None
+
+
+class CompiledLoop:
+    """Blocks of steps of one run by the compiled Newton step (:func:`run`)."""
+
+    def __init__(self, stepper):
+        from ..kernels import time_loop
+
+        self.kernel = time_loop.run_steps
+        self.stepper, self.cn = stepper, stepper.compiled
+        self.size = FIRST_BLOCK
+
+    def run(self, state: StepState, targets: np.ndarray, consistent: bool) -> Block:
+        """The steps from ``state`` to each of ``targets`` in turn, until one fails;
+        ``consistent``: q'' and λ of each step from the index-1 equations (``multipliers =
+        'consistent'``; kernels/assembly.py ``consistent_accelerations``)."""
+        cn, st = self.cn, self.stepper
+        nw, ca, k = cn.newton, cn.ca, cn.k
+        am, af, beta, gamma = st.coeffs
+        count, n, m = len(targets), st.sys.n, st.sys.m
+        T = np.empty(count)
+        Q, V, QDD, A = (np.empty((count, n)) for _ in range(4))
+        LAM = np.empty((count, m))
+        STATS = np.zeros((count, 5), dtype=np.int64)
+        key = nw.matrix_key if isinstance(nw.matrix_key, float) else np.nan
+        c0 = time.perf_counter()
+        done, code, x, norm, chk, q1, key = self.kernel(
+            state.t, np.ascontiguousarray(targets, dtype=float), state.q, state.v, state.qdd, state.a, state.lam, key,
+            am, af, beta, gamma, nw.tol, cn.scaled, nw.max_iter, cn.policy, cn.kept, bool(st.project_velocities),
+            bool(consistent), ca.ground_q, ca.n_ext, ca.layout, ca.vsize, ca.bsize, ca.vec_index, ca.pos, ca.vec, ca.blk,
+            *ca.arrays(state.t), cn.LU, cn.piv, cn.status, T, Q, V, QDD, A, LAM, STATS)
+        seconds = time.perf_counter() - c0
+        nw.stats.compiled_seconds += seconds
+        nw.matrix_key = None if np.isnan(key) else float(key)
+        block = Block(T[:done], Q[:done], V[:done], QDD[:done], A[:done], LAM[:done], STATS[:done], seconds)
+        if code == k.SINGULAR_CONSISTENT:     # the per-step path makes that step again and says so
+            block.singular_consistent = True
+        elif code != k.CONVERGED:
+            if code == k.ZERO_LENGTH:     # the force's own error, as on the per-step path
+                cn.count(STATS[done])
+                t0 = state.t if done == 0 else T[done - 1]
+                ca.raise_undefined(st.sys.extend(q1), np.zeros(st.sys.n_ext), t0 + (targets[done] - t0))
+            block.failure = (code, x, norm, chk, STATS[done])
+        self.size = min(2 * self.size, LARGEST_BLOCK)
+        return block
