@@ -44,7 +44,7 @@ class RigParameters:
     journal_outer: float = 0.16
     lengths: tuple = (0.2535, 0.50, 0.45, 0.543, 0.2535)
     n_modes: int = 6
-    axle_damping: float = 0.02           # modal damping ratio of the elastic modes
+    axle_damping: float = 0.02           # damping ratio of the wheelset's first bending mode (Rayleigh, β_R K)
     wheel_mass: float = 330.0
     wheel_J: float = 20.0                # diametral moment of inertia [kg m²]
     gearbox_mass: float = 300.0          # unsprung share (2/3, P5)
@@ -75,16 +75,28 @@ def _section(outer, inner, E, rho):
     return E * I, rho * A
 
 
-def wheelset(p: RigParameters, flexible: bool = True) -> Chain:
+def wheelset(p: RigParameters, flexible: bool = True, stiffness_damping: float | None = None) -> Chain:
     """The 12-part chain (free ends: the axle boxes); ``flexible=False`` replaces every
-    axle segment by a rigid body of the same mass and rotary inertia (P5's rigid wheelset)."""
+    axle segment by a rigid body of the same mass and rotary inertia (P5's rigid wheelset).
+
+    The axle's damping is stiffness-proportional, β_R K with β_R = 2ζ/ω₁ (``axle_damping`` = ζ,
+    ω₁ the first free-free bending frequency of parts 3-10, frequency-domain TMM): the
+    wheelset's bending modes then have the damping ratios ζ ω/ω₁.  (A ratio of every
+    segment's own modes, far above the wheelset's, would leave them almost undamped.)"""
     EIb, mAb = _section(p.axle_outer, p.axle_inner, p.E, p.density)
     EIj, mAj = _section(p.journal_outer, p.axle_inner, p.E, p.density)
+    if flexible and stiffness_damping is None:
+        stiffness_damping = 0.0
+        if p.axle_damping > 0:
+            from .frequency import natural_frequencies
+
+            f1 = natural_frequencies(wheelset(p, True, 0.0).elements[2:10], "free", "free", 2000.0)[0]
+            stiffness_damping = 2.0 * p.axle_damping / (2.0 * np.pi * f1)
 
     def seg(name, length, journal):
         EI, mA = (EIj, mAj) if journal else (EIb, mAb)
         if flexible:
-            return BeamSegment(name, length, EI, mA, n_modes=p.n_modes, damping=p.axle_damping)
+            return BeamSegment(name, length, EI, mA, n_modes=p.n_modes, stiffness_damping=stiffness_damping)
         m = mA * length
         return RigidBody(name, m, m * length ** 2 / 12, length=length, com=0.5 * length)
 
