@@ -29,7 +29,7 @@ def rig_loop(kind, U, D, UD, C, Ds, kk, cc, mc, mk, load, Pf0, Pa0, Ef, Ea,
              X, V, A, A_prev, have_prev,
              idx, mid_station, irr, h, beta, gamma, psi, phi,
              F_p, P, delta0, G, kp, cp, frame_m, frame_k, frame_c, roller_m, roller_k, roller_c,
-             tol, max_iter, every, record_last, out, iters):
+             tol, max_iter, every, record_last, out, iters, station_el, station_end, zs_out):
     """Run ``irr.shape[0]`` steps from the state (q, qd, qdd, f, a; X, V, A, A_prev,
     have_prev[0]) and leave the final state in those arrays.
 
@@ -37,7 +37,9 @@ def rig_loop(kind, U, D, UD, C, Ds, kk, cc, mc, mk, load, Pf0, Pa0, Ef, Ea,
     under each wheel at each new time; ``mc``, ``mk`` the elements' damping and stiffness
     (the chain's c, k); ``frame_c``/``roller_c`` already include any settling boost.  Writes
     rows of ``out`` (12 columns, the order of rig.OUTPUT_NAMES) every ``every`` steps (and
-    after the last if ``record_last``) and the iteration counts into ``iters``.
+    after the last if ``record_last``), the station displacements (z, θ) of those rows into
+    ``zs_out`` (from the element with mass ``station_el`` at its end row ``station_end``; NaN
+    where none) and the iteration counts into ``iters``.
     Returns (rows written, −1 or the step that did not converge, its last change)."""
     n_el, nmax = q.shape
     n_steps = irr.shape[0]
@@ -175,5 +177,15 @@ def rig_loop(kind, U, D, UD, C, Ds, kk, cc, mc, mk, load, Pf0, Pa0, Ef, Ea,
             out[rows, 9] = A[2]
             out[rows, 10] = zw[0]
             out[rows, 11] = irr[n, 0]
+            for s_ in range(n_el + 1):
+                e = station_el[s_]
+                for i in range(2):
+                    if e < 0:
+                        zs_out[rows, s_, i] = np.nan
+                    else:
+                        acc = 0.0
+                        for k in range(nmax):
+                            acc += U[e, station_end[s_] + i, k] * q[e, k]
+                        zs_out[rows, s_, i] = acc
             rows += 1
     return rows, -1, 0.0

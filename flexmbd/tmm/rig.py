@@ -232,7 +232,9 @@ class Rig:
         finally:
             ch.c, ch.cs, self._boost = c_nominal, cs_nominal, 1.0
         T1, out1 = loop(state, irr, h, zi, tol, max_iter, every, False, iters[n_settle:], t_first=h)
+        (out0, zs0), (out1, zs1) = out0, out1
         outputs = {k: np.concatenate([out0[:, i], out1[:, i]]) for i, k in enumerate(OUTPUT_NAMES)}
+        outputs["stations.displacement"] = np.concatenate([zs0, zs1])
         return RigResult(np.concatenate([T0, T1]), outputs, iters, time.perf_counter() - t0, self.p, speed_kmh)
 
     def irregularity(self, s: np.ndarray, roller=None, wheel=None) -> np.ndarray:
@@ -260,6 +262,7 @@ class Rig:
         X, V, A, A_prev = state["X"], state["V"], state["A"], state["A_prev"]
         n_steps = len(irr)
         out = np.empty((n_steps // every + (1 if record_last else 0), len(OUTPUT_NAMES)))
+        zs = np.empty((len(out), len(ch.elements) + 1, 2))
         T = np.empty(len(out))
         mid_station = ch.index("axle6")                              # between segments 5 and 6
         k_out = 0
@@ -295,9 +298,10 @@ class Rig:
                 T[k_out] = t_new
                 out[k_out] = [ch.qdd[ib[0], 0], ch.qdd[ib[1], 0], ch.qdd[iw[0], 0], ch.qdd[iw[1], 0],
                               ch.a[mid_station, 0], Fc[0], Fc[1], A[0], A[1], A[2], zw[0], r[0]]
+                zs[k_out] = ch.station_displacement()
                 k_out += 1
         state.update(X=X, V=V, A=A, A_prev=A_prev)
-        return T[:k_out], out[:k_out]
+        return T[:k_out], (out[:k_out], zs[:k_out])
 
     def _loop_compiled(self, state, irr, h, zi, tol, max_iter, every, record_last, iters, t_first):
         """The same loop as :meth:`_loop_numpy` in one compiled function."""
@@ -308,6 +312,7 @@ class Rig:
         D, _, UD, C, Ds, kk, cc = ch._step_matrices(h)
         idx = np.array(self.i_box + self.i_wheel, dtype=np.int64)
         out = np.empty((n_steps // every + (1 if record_last else 0), len(OUTPUT_NAMES)))
+        zs = np.empty((len(out), len(ch.elements) + 1, 2))
         X, V, A = (np.array(state[k], dtype=float) for k in ("X", "V", "A"))
         have_prev = np.array([state["A_prev"] is not None])
         A_prev = np.zeros(3) if state["A_prev"] is None else np.array(state["A_prev"], dtype=float)
@@ -319,7 +324,8 @@ class Rig:
             X, V, A, A_prev, have_prev, idx, ch.index("axle6"), np.ascontiguousarray(irr, dtype=float),
             h, ch.beta, ch.gamma, zi.psi, zi.phi, self.F_p, self.P, self.delta0, self.G,
             p.primary_k, p.primary_c, p.frame_mass, p.frame_k, b * p.frame_c, p.roller_mass, p.roller_k,
-            b * p.roller_c, tol, max_iter, every, record_last, out, iters)
+            b * p.roller_c, tol, max_iter, every, record_last, out, iters, ch._station_el.astype(np.int64),
+            ch._station_end.astype(np.int64), zs)
         ch.f, ch.a = f, a
         steps_done = n_steps if bad < 0 else bad
         ch.t += steps_done * h
@@ -328,7 +334,7 @@ class Rig:
         state.update(X=X, V=V, A=A, A_prev=A_prev)
         T = t_first + h * np.array([k for k in range(n_steps)
                                     if (k + 1) % every == 0 or (record_last and k == n_steps - 1)])[:rows]
-        return T, out[:rows]
+        return T, (out[:rows], zs[:rows])
 
     def _diverged(self, state, X, V, A, A_prev, t_new, change, max_iter):
         state.update(X=X, V=V, A=A, A_prev=A_prev)
