@@ -140,28 +140,10 @@ def test_wheel_centre_path_over_a_pit_and_over_p5s_dent():
         irregularity.wheel_centre_path(dent, R, 0.5)
 
 
-def _offset_curve(profile, slope, R, xi, base_radius=None):
-    """The closed-form envelope of a wheel of radius R over a smooth profile it follows
-    (curvature below the relative curvature): the wheel centre lies at R along the surface
-    normal of the contact point ξ.  Flat base: (x, z) = (ξ − R r'/√(1+r'²), r + R/√(1+r'²) − R).
-    Roller of radius R_r (polar, ρ = R_r + r, ψ = ξ/R_r): C = P + R n̂ with n ∝ ρ e_r − ρ_ψ e_ψ;
-    returns (rolling distance R_r·angle(C), |C| − R_r − R)."""
-    r, rp = profile(xi), slope(xi)
-    if base_radius is None:
-        q = np.sqrt(1 + rp * rp)
-        return xi - R * rp / q, r + R / q - R
-    Rr = base_radius
-    psi = xi / Rr
-    rho, drho = Rr + r, rp * Rr                       # dρ/dψ = r'(ξ) R_r
-    er = np.array([np.sin(psi), np.cos(psi)])
-    ep = np.array([np.cos(psi), -np.sin(psi)])
-    nrm = rho * er - drho * ep
-    C = rho * er + R * nrm / np.linalg.norm(nrm, axis=0)
-    return Rr * np.arctan2(C[0], C[1]), np.linalg.norm(C, axis=0) - Rr - R
-
-
 @pytest.mark.parametrize("base_radius", [None, 0.9])
 def test_wheel_centre_path_over_a_cosine_dent_equals_the_offset_curve(base_radius):
+    from flexmbd.verify.references import wheel_centre_offset_curve
+
     # P5's dent 0.3 mm × 300 mm under P5's wheel, on a rail and on P5's 1.8 m roller: the
     # envelope (a max over sampled wheel points) equals the closed-form offset curve to the
     # grid's second-order error, and the wheel reaches the dent's bottom; the path differs
@@ -171,7 +153,7 @@ def test_wheel_centre_path_over_a_cosine_dent_equals_the_offset_curve(base_radiu
     slope = lambda x: np.where((x >= 0) & (x <= l), -0.5 * d * 2 * np.pi / l * np.sin(2 * np.pi * x / l), 0.0)  # noqa: E731
     path = irregularity.wheel_centre_path(dent, R, 0.006, 4001, base_radius=base_radius)
     xi = np.linspace(-0.02, l + 0.02, 3001)
-    s, z = _offset_curve(dent, slope, R, xi, base_radius)
+    s, z = wheel_centre_offset_curve(dent, slope, R, xi, base_radius)
     assert np.all(np.diff(s) > 0)
     assert np.max(np.abs(path(s) - z)) < 1e-10
     assert path(0.5 * l) == pytest.approx(-d, abs=1e-10)

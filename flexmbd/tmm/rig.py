@@ -248,8 +248,8 @@ class Rig:
             if len(funs) != 2:
                 raise ModelError(f"irregularities come one per wheel (two), got {len(funs)}", key="irregularity")
             for i, fun in enumerate(funs):
-                for k in range(0, len(s), 4096):
-                    out[k:k + 4096, i] += np.asarray(fun(s[k:k + 4096]), dtype=float)
+                for k in range(0, len(s), 256):       # blocks: an envelope or filter samples around each s
+                    out[k:k + 256, i] += np.asarray(fun(s[k:k + 256]), dtype=float)
         if not np.all(np.isfinite(out)):
             raise ModelError("an irregularity is not finite (NaN or inf)", key="irregularity")
         return out
