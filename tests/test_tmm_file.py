@@ -88,6 +88,30 @@ def test_rig_file_runs_and_writes_the_outputs(tmp_path, capsys):
     assert "tmm.rig.parameters.axle_lod" in capsys.readouterr().err
 
 
+def test_rig_file_takes_iso3095_roughness(tmp_path):
+    # {type: iso3095} on a roller is ISO 3095's limit spectrum on the roller's orders: the
+    # stored irregularity equals irregularity.band_roughness at the rolling distances v·t
+    from flexmbd.tmm import irregularity as irr
+
+    text = """\
+tmm:
+  h: 4.0e-5
+  t_end: 0.004
+  rig:
+    speed: 300
+    settle: 0.004
+    roller:
+      - [{type: iso3095, scale: 0.1, seed: 3}]
+      - []
+"""
+    assert run(tmp_path, text, "-o", str(tmp_path / "r.h5"), "--quiet") == 0
+    t, out, _ = tmm_file.load(tmp_path / "r.h5")
+    levels = {lam: L for lam, L in irr.ISO3095_LIMIT.items() if lam >= 0.0315}
+    ref = irr.band_roughness(levels, 3, 2 * np.pi * 0.9, scale=0.1)(300 / 3.6 * t[1:])
+    assert np.max(np.abs(out["irregularity1"][1:] - ref)) < 1e-15
+    assert np.max(np.abs(ref)) > 1e-7                     # 0.33 m of rolling: a few band rms (0.1 × 7 µm)
+
+
 def test_bundled_rig_file_dumps_and_runs_from_the_shell(tmp_path):
     import subprocess
 

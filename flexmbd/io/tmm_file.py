@@ -19,7 +19,7 @@ key and its line, run by ``flexmbd run``, results written to HDF5.
 or ``rig: {speed: 400, flexible: true, parameters: {...}, roller: [[...], [...]], wheel: ...}``
 with irregularities ``{type: polygon|out_of_round, order, amplitude, phase, radius}``,
 ``{type: dent, start, length, depth, period}``, ``{type: roughness, rms, wavelengths,
-exponent, seed}``.
+exponent, seed}``, ``{type: iso3095, scale, shortest, seed, radius}``.
 
 Results file (``format = "flexmbd-tmm-results"``, version 2): ``/t`` and ``/outputs/<name>``
 (chain: ``stations.acceleration``, ``stations.force``, ``stations.displacement``, each
@@ -45,7 +45,7 @@ from ..results import Result
 from ..tmm import irregularity as irr
 from ..tmm.chain import Chain
 from ..registry import element_type
-from .tmm_schema import Dent, Harmonic, TmmFile
+from .tmm_schema import BandRoughness, Dent, Harmonic, TmmFile
 from ..tmm.rig import Rig, RigParameters, with_changes
 from .model_file import ModelFileError, parse_text, read_file
 
@@ -79,7 +79,7 @@ class TmmModel:
             err = exc.errors()[0]
             path = tuple(p for p in err["loc"] if not (isinstance(p, str) and p in
                                                       ("beam", "rigid", "spring", "polygon", "out_of_round",
-                                                       "dent", "roughness")))
+                                                       "dent", "roughness", "iso3095")))
             raise self.error(err["msg"], path) from None
         sec = self.spec.tmm
         if (sec.chain is None) == (sec.rig is None):
@@ -167,6 +167,10 @@ class TmmModel:
                     out.append(irr.harmonic(e.radius or default_radius, e.order, e.amplitude, e.phase, name=e.type))
                 elif isinstance(e, Dent):
                     out.append(irr.dent(e.start, e.length, e.depth, e.period))
+                elif isinstance(e, BandRoughness):
+                    levels = {lam: L for lam, L in irr.ISO3095_LIMIT.items() if lam >= e.shortest}
+                    out.append(irr.band_roughness(levels, e.seed, 2 * math.pi * (e.radius or default_radius),
+                                                  scale=e.scale))
                 else:
                     ex = e.exponent
                     out.append(irr.random_roughness(lambda k: k ** -ex, tuple(e.wavelengths), e.seed, rms=e.rms))
