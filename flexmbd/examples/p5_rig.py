@@ -1,6 +1,10 @@
 """P5's flexible powered wheelset on a roller rig (flexmbd.tmm): roller polygon and wheel
-out-of-round at 400 km/h, a local dent at 300 km/h with the flexible and the rigid
-wheelset.  Writes p5_rig.png; returns the figures docs/solvers/tmm.md quotes."""
+out-of-round at 400 km/h; random roller roughness with ISO 3095:2013's limit spectrum
+(scaled to P5's bound of 0.03 mm, and 16 dB lower) at 400 km/h; a 300 mm × 0.3 mm cosine
+dent on roller 1 at 300 km/h with the flexible and the rigid wheelset.  The rig's data
+(flexmbd/tmm/rig.py, RigParameters) and their sources, and the comparison with P5's figures,
+are in docs/solvers/tmm.md ("The P5 rig").  Writes p5_rig.png; returns the figures the page
+quotes."""
 from __future__ import annotations
 
 from pathlib import Path
