@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import time
 from pathlib import Path
@@ -100,6 +101,7 @@ def main(argv=None):
         print(f"{r['speed_kmh']:5d} {r['wheelset']:>9} {r['loop']:>9} {r['simulated_s']:12.2f} {r['wall_s']:8.2f} "
               f"{r['sim_s_per_wall_s']:15.3f} {r['mean_iterations']:10.2f}")
     data = {"date": time.strftime("%Y-%m-%d %H:%M:%S"), "machine": platform.platform(),
+            "load_average_1_5_15_min": list(os.getloadavg()),
             "processor": platform.processor(), "chains": rows, "rig": rig}
     OUT.write_text(json.dumps(data, indent=1) + "\n")
     return data

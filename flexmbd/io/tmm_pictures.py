@@ -23,7 +23,8 @@ class NoChainGeometry(ValueError):
 
 
 def chain_line(result):
-    """(x (stations,), z (steps, stations), θ (steps, stations)) of a :class:`TmmResult`."""
+    """(x (stations,), z (steps, stations), θ (steps, stations)) of a
+    :class:`~flexmbd.io.tmm_file.TmmResult`."""
     x = result.attrs.get("station_x")
     if x is None or "stations.displacement" not in result.arrays:
         raise NoChainGeometry(f"{result.path}: holds no station positions and displacements (written before "
