@@ -150,7 +150,7 @@ def test_vtk_export_and_animation_draw_the_chain_deflection_line(tmp_path, capsy
     assert run(tmp_path, CHAIN, "-o", str(tmp_path / "out.h5"), "--quiet") == 0
     h5 = str(tmp_path / "out.h5")
     res = tmm_file.TmmResult(h5)
-    x, Z = res.attrs["station_x"], res.arrays["stations.displacement"]
+    x, Z = res.attrs["station_x"], res.stored["stations.displacement"]
     assert cli.main(["export", h5, "--vtk", str(tmp_path / "vtk"), "--every", "7"]) == 0
     frames = read_pvd(str(tmp_path / "vtk" / "out.pvd"))
     rows = list(range(0, len(res.t), 7)) + ([len(res.t) - 1] if (len(res.t) - 1) % 7 else [])
@@ -159,7 +159,7 @@ def test_vtk_export_and_animation_draw_the_chain_deflection_line(tmp_path, capsy
         m = meshio.read(tmp_path / "vtk" / fname)
         assert np.array_equal(m.points[:, 0], x) and np.array_equal(m.points[:, 2], Z[row, :, 0])
         assert np.array_equal(m.point_data["rotation"], Z[row, :, 1])
-        assert np.array_equal(m.point_data["acceleration"], res.arrays["stations.acceleration"][row, :, 0])
+        assert np.array_equal(m.point_data["acceleration"], res.stored["stations.acceleration"][row, :, 0])
     assert len(m.cells_dict["line"]) == len(x) - 1
     capsys.readouterr()
     assert cli.main(["animate", h5, "-o", str(tmp_path / "a.gif"), "--every", "20"]) == 0

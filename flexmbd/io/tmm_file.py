@@ -270,7 +270,7 @@ class TmmResult(Result):
         self.message = str(attrs.get("message", ""))
         self.success = self.status == "completed"
         self._cache, self.extra, self.events = {}, {}, []
-        self.arrays = outputs                      # as stored: station arrays (N, stations, 2)
+        self.stored = outputs                      # as stored: station arrays (N, stations, 2)
         self._outputs = {}
         for name, val in outputs.items():
             if val.ndim == 3 and name.startswith("stations."):

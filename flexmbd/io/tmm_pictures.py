@@ -26,10 +26,10 @@ def chain_line(result):
     """(x (stations,), z (steps, stations), θ (steps, stations)) of a
     :class:`~flexmbd.io.tmm_file.TmmResult`."""
     x = result.attrs.get("station_x")
-    if x is None or "stations.displacement" not in result.arrays:
+    if x is None or "stations.displacement" not in result.stored:
         raise NoChainGeometry(f"{result.path}: holds no station positions and displacements (written before "
                               "flexmbd stored the chain's geometry); run the model again to draw it")
-    Z = result.arrays["stations.displacement"]
+    Z = result.stored["stations.displacement"]
     return np.asarray(x, dtype=float), Z[:, :, 0], Z[:, :, 1]
 
 
@@ -47,8 +47,8 @@ def write_vtk(result, out_dir, every: int = 1, name: str | None = None) -> str:
     extra = {}
     for key, label, col in (("stations.acceleration", "acceleration", 0), ("stations.force", "shear_force", 0),
                             ("stations.force", "bending_moment", 1)):
-        if key in result.arrays:
-            extra[label] = result.arrays[key][:, :, col]
+        if key in result.stored:
+            extra[label] = result.stored[key][:, :, col]
     entries = []
     for f, row in enumerate(rows):
         pts = np.c_[x, np.zeros(ns), np.nan_to_num(z[row])]
