@@ -441,7 +441,10 @@ def _run_tmm(args: argparse.Namespace) -> int:
     from flexmbd.io.model_file import ModelFileError
     from flexmbd.io.tmm_file import run_file
 
-    unsupported = [opt for opt, val in (("--integrator", args.integrator), ("--resume", args.resume),
+    if args.resume is not None:
+        raise CLIError(f"{PROG} run: error: --resume does not apply to a tmm: model file: a DT-TMM run keeps no "
+                       "solver state to continue from; run it again with the longer --t-end", 2)
+    unsupported = [opt for opt, val in (("--integrator", args.integrator),
                                         ("--dump-resolved", args.dump_resolved)) if val is not None]
     if unsupported:
         raise CLIError(f"{PROG} run: error: {', '.join(unsupported)} do(es) not apply to a tmm: model file", 2)
@@ -753,14 +756,19 @@ def _load_results(cmd: str, path: str, geometry: bool = False):
     from flexmbd.io.results_h5 import ResultsFileError, load_result
     from flexmbd.io.tmm_file import TmmResult, is_tmm_results
 
-    if is_tmm_results(path):                 # a DT-TMM run (docs/solvers/tmm.md): time series only
-        if geometry:
-            raise CLIError(f"{PROG} {cmd}: error: {path}: a DT-TMM results file holds time series, no geometry "
-                           "for pictures; use plot or export --csv", 2)
+    if is_tmm_results(path):                 # a DT-TMM run (docs/solvers/tmm.md): a chain's deflection line
         try:
-            return TmmResult(path)
+            res = TmmResult(path)
         except (OSError, KeyError, ValueError) as exc:
             raise CLIError(f"{PROG} {cmd}: error: {path}: cannot read the DT-TMM results: {exc}", 2)
+        if geometry:
+            from flexmbd.io.tmm_pictures import NoChainGeometry, chain_line
+
+            try:
+                chain_line(res)
+            except NoChainGeometry as exc:
+                raise CLIError(f"{PROG} {cmd}: error: {exc}", 2)
+        return res
     try:
         res = load_result(path)
     except ResultsFileError as exc:
@@ -856,7 +864,12 @@ def cmd_export(args: argparse.Namespace) -> int:
         raise CLIError(f"{PROG} export: error: choose --vtk DIR and/or --csv FILE (see '{PROG} export --help')", 2)
     res = _load_results("export", args.file, geometry=bool(args.vtk))
     if args.vtk:
-        from flexmbd.io.vtk import write_vtk
+        from flexmbd.io.tmm_file import TmmResult
+
+        if isinstance(res, TmmResult):
+            from flexmbd.io.tmm_pictures import write_vtk
+        else:
+            from flexmbd.io.vtk import write_vtk
 
         try:
             pvd = write_vtk(res, args.vtk, every=args.every)
@@ -880,9 +893,19 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def cmd_animate(args: argparse.Namespace) -> int:
     """Render an animated GIF."""
-    from flexmbd.io.animate import animate
+    from flexmbd.io.tmm_file import TmmResult
 
     res = _load_results("animate", args.file, geometry=True)
+    if isinstance(res, TmmResult):
+        from flexmbd.io.tmm_pictures import animate as animate_chain
+
+        if args.view not in (None, "xy", "xz"):
+            raise CLIError(f"{PROG} animate: error: a DT-TMM chain is drawn in its plane (x, z); --view "
+                           f"{args.view} does not apply", 2)
+        animate = lambda r, o, every, fps, view, dpi: animate_chain(r, o, every=every, fps=fps, dpi=dpi)  # noqa: E731
+    else:
+        from flexmbd.io.animate import animate
+
     out = args.output or str(pathlib.Path(args.file).with_suffix(".gif"))
     if not out.lower().endswith(".gif"):
         raise CLIError(f"{PROG} animate: error: -o {out}: the animation is written as GIF; give a .gif file name", 2)

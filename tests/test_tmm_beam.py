@@ -198,3 +198,25 @@ def test_cantilever_matches_flexmbd_geometrically_exact_beam_at_small_amplitude(
     err = se3_comparison()
     assert err["tip"] < 0.002 and err["mid"] < 0.002
     assert err["tip acceleration"] < 0.01
+
+
+def test_stiffness_proportional_damping_gives_the_chain_rayleigh_modal_damping():
+    # β_R K on every segment is β_R K of the whole chain: the simply supported beam's first
+    # mode then has ζ = β_R ω₁/2, and the step load p₀ sin(πx/L) gives the damped step
+    # response z'' = (p₀/ρA) e^{−ζω₁t} (cos ω_d t − ζ/√(1−ζ²) sin ω_d t) sin(πx/L)
+    w1 = (np.pi / L) ** 2 * C_BEAM
+    zeta = 0.03
+    segs = [BeamSegment(f"s{i}", L / 8, EI, RHOA, n_modes=6, stiffness_damping=2 * zeta / w1) for i in range(8)]
+    chain = Chain(segs, "pinned", "pinned")
+    p0 = 2.0e4
+    load = shaped_load(segs, lambda x: p0 * np.sin(np.pi * x / L))
+    h = 2 * np.pi / w1 / 200
+    t, acc, _, _ = chain.simulate(h, 600, load=lambda t: load)
+    wd = w1 * np.sqrt(1 - zeta ** 2)
+    ref = p0 / RHOA * np.exp(-zeta * w1 * t) * (np.cos(wd * t) - zeta / np.sqrt(1 - zeta ** 2) * np.sin(wd * t))
+    assert relative_error(acc[:, 4, 0], ref) < 0.01
+    # a modal ratio of each segment's own modes barely damps the chain's first mode
+    # (ζ ω₁/ω_segment ≈ 0.03 × 1/300 here): the undamped closed form holds instead
+    chain2 = Chain(segments(8, damping=zeta), "pinned", "pinned")
+    _, acc2, _, _ = chain2.simulate(h, 600, load=lambda t: load)
+    assert relative_error(acc2[:, 4, 0], p0 / RHOA * np.cos(w1 * t)) < 0.01

@@ -88,6 +88,30 @@ def test_rig_file_runs_and_writes_the_outputs(tmp_path, capsys):
     assert "tmm.rig.parameters.axle_lod" in capsys.readouterr().err
 
 
+def test_rig_file_takes_iso3095_roughness(tmp_path):
+    # {type: iso3095} on a roller is ISO 3095's limit spectrum on the roller's orders: the
+    # stored irregularity equals irregularity.band_roughness at the rolling distances v·t
+    from flexmbd.tmm import irregularity as irr
+
+    text = """\
+tmm:
+  h: 4.0e-5
+  t_end: 0.004
+  rig:
+    speed: 300
+    settle: 0.004
+    roller:
+      - [{type: iso3095, scale: 0.1, seed: 3}]
+      - []
+"""
+    assert run(tmp_path, text, "-o", str(tmp_path / "r.h5"), "--quiet") == 0
+    t, out, _ = tmm_file.load(tmp_path / "r.h5")
+    levels = {lam: L for lam, L in irr.ISO3095_LIMIT.items() if lam >= 0.0315}
+    ref = irr.band_roughness(levels, 3, 2 * np.pi * 0.9, scale=0.1)(300 / 3.6 * t[1:])
+    assert np.max(np.abs(out["irregularity1"][1:] - ref)) < 1e-15
+    assert np.max(np.abs(ref)) > 1e-7                     # 0.33 m of rolling: a few band rms (0.1 × 7 µm)
+
+
 def test_bundled_rig_file_dumps_and_runs_from_the_shell(tmp_path):
     import subprocess
 
@@ -113,9 +137,71 @@ def test_plot_and_csv_export_read_tmm_results(tmp_path, capsys):
     table = np.loadtxt(tmp_path / "o.csv", delimiter=",", skiprows=1)
     t, out, _ = tmm_file.load(h5)
     assert np.allclose(table[:, 0], t) and np.allclose(table[:, 1:], out["stations.force"][:, 3], rtol=1e-12)
+
+
+def test_vtk_export_and_animation_draw_the_chain_deflection_line(tmp_path, capsys):
+    # the stations at their axial positions, deflected by the stored displacements, frame by
+    # frame; the GIF has one frame per kept step
+    meshio = pytest.importorskip("meshio")
+    from PIL import Image
+
+    from flexmbd.io.vtk import read_pvd
+
+    assert run(tmp_path, CHAIN, "-o", str(tmp_path / "out.h5"), "--quiet") == 0
+    h5 = str(tmp_path / "out.h5")
+    res = tmm_file.TmmResult(h5)
+    x, Z = res.attrs["station_x"], res.stored["stations.displacement"]
+    assert cli.main(["export", h5, "--vtk", str(tmp_path / "vtk"), "--every", "7"]) == 0
+    frames = read_pvd(str(tmp_path / "vtk" / "out.pvd"))
+    rows = list(range(0, len(res.t), 7)) + ([len(res.t) - 1] if (len(res.t) - 1) % 7 else [])
+    assert [t for t, _ in frames] == pytest.approx(res.t[rows])
+    for (_, fname), row in zip(frames, rows):
+        m = meshio.read(tmp_path / "vtk" / fname)
+        assert np.array_equal(m.points[:, 0], x) and np.array_equal(m.points[:, 2], Z[row, :, 0])
+        assert np.array_equal(m.point_data["rotation"], Z[row, :, 1])
+        assert np.array_equal(m.point_data["acceleration"], res.stored["stations.acceleration"][row, :, 0])
+    assert len(m.cells_dict["line"]) == len(x) - 1
     capsys.readouterr()
-    assert cli.main(["export", h5, "--vtk", str(tmp_path / "vtk")]) == 2
-    assert "no geometry" in capsys.readouterr().err
+    assert cli.main(["animate", h5, "-o", str(tmp_path / "a.gif"), "--every", "20"]) == 0
+    assert Image.open(tmp_path / "a.gif").n_frames == len(range(0, len(res.t), 20)) + ((len(res.t) - 1) % 20 > 0)
+
+
+def test_tmm_results_without_geometry_and_resume_say_why_in_one_line(tmp_path, capsys):
+    # a results file without stations (older format) cannot be drawn; a DT-TMM run cannot be resumed
+    tmm_file.save(tmp_path / "old.h5", np.arange(3.0), {"contact1": np.ones(3)})
+    for cmd in (["export", str(tmp_path / "old.h5"), "--vtk", str(tmp_path / "v")],
+                ["animate", str(tmp_path / "old.h5")]):
+        assert cli.main(cmd) == 2
+        err = capsys.readouterr().err
+        assert "holds no station positions" in err and len(err.strip().splitlines()) == 1
+    (tmp_path / "m.yaml").write_text(CHAIN)
+    assert cli.main(["run", str(tmp_path / "m.yaml"), "--resume", str(tmp_path / "old.h5")]) == 2
+    err = capsys.readouterr().err
+    assert "--resume does not apply" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_rig_results_hold_the_wheelset_deflection(compiled):
+    # the rig's results carry the wheelset's station displacements (from the static
+    # equilibrium): the wheel station follows the wheel's displacement output, and at mid-span
+    # displacement and acceleration obey the trapezoidal rule's identity
+    # z_{n+1} − 2z_n + z_{n−1} = h²(a_{n+1} + 2a_n + a_{n−1})/4 (β = 1/4, γ = 1/2)
+    from flexmbd.tmm import irregularity as irr
+    from flexmbd.tmm.rig import Rig
+
+    rig = Rig()
+    h = 4e-5
+    flat = lambda s: np.zeros_like(np.asarray(s, dtype=float))  # noqa: E731
+    res = rig.run(300.0, 0.01, h=h, settle=0.05, roller=[irr.dent(0.1, 0.3, 0.02e-3), flat], compiled=compiled)
+    Z = res["stations.displacement"][1:]
+    assert res["stations.displacement"].shape == (len(res.t), len(rig.chain.elements) + 1, 2)
+    iw, mid = rig.chain.index("wheel4"), rig.chain.index("axle6")
+    assert np.max(np.abs(Z[:, iw, 0] - res["wheel4.z"][1:])) < 1e-11
+    a = res["axle.mid.acc"][1:]
+    lhs = Z[2:, mid, 0] - 2 * Z[1:-1, mid, 0] + Z[:-2, mid, 0]
+    rhs = h * h * (a[2:] + 2 * a[1:-1] + a[:-2]) / 4
+    assert np.max(np.abs(lhs - rhs)) < 1e-9 * np.max(np.abs(rhs))
+    assert np.max(np.abs(rhs)) > 1e-9                     # the dent moved it
 
 
 def test_tmm_element_types_are_in_the_registry_and_the_schema():

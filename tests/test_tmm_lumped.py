@@ -138,3 +138,75 @@ def test_wheel_centre_path_over_a_pit_and_over_p5s_dent():
     assert np.all(path(s) >= dent(s) - 1e-15)
     with pytest.raises(ModelError, match="half_width"):
         irregularity.wheel_centre_path(dent, R, 0.5)
+
+
+@pytest.mark.parametrize("base_radius", [None, 0.9])
+def test_wheel_centre_path_over_a_cosine_dent_equals_the_offset_curve(base_radius):
+    from flexmbd.verify.references import wheel_centre_offset_curve
+
+    # P5's dent 0.3 mm × 300 mm under P5's wheel, on a rail and on P5's 1.8 m roller: the
+    # envelope (a max over sampled wheel points) equals the closed-form offset curve to the
+    # grid's second-order error, and the wheel reaches the dent's bottom; the path differs
+    # from the dent itself by µm (no geometric filtering of this dent)
+    R, d, l = 0.4575, 0.3e-3, 0.3
+    dent = irregularity.dent(0.0, l, d)
+    slope = lambda x: np.where((x >= 0) & (x <= l), -0.5 * d * 2 * np.pi / l * np.sin(2 * np.pi * x / l), 0.0)  # noqa: E731
+    path = irregularity.wheel_centre_path(dent, R, 0.006, 4001, base_radius=base_radius)
+    xi = np.linspace(-0.02, l + 0.02, 3001)
+    s, z = wheel_centre_offset_curve(dent, slope, R, xi, base_radius)
+    assert np.all(np.diff(s) > 0)
+    assert np.max(np.abs(path(s) - z)) < 1e-10
+    assert path(0.5 * l) == pytest.approx(-d, abs=1e-10)
+    assert np.max(np.abs(path(s) - dent(s))) < 3e-6
+
+
+def test_wheel_centre_path_on_a_roller_bridges_a_short_pit():
+    # a pit of width b on the roller: the wheel rests on both corners; centre distance by the
+    # triangle roller centre - corner - wheel centre (law of cosines), closed form; the grid
+    # misses the corner by ≤ Δ, where the two surfaces part at the relative slope (b/2)(1/R + 1/R_r)
+    R, Rr, b = 0.4575, 0.9, 0.04
+    pit = lambda s: np.where(np.abs(s) < b / 2, -0.01, 0.0)  # noqa: E731
+    n, w = 4001, 0.03
+    path = irregularity.wheel_centre_path(pit, R, w, n, base_radius=Rr)
+    a = b / 2 / Rr                                  # corner angle from the line of centres
+    D = Rr * np.cos(a) + np.sqrt(R * R - (Rr * np.sin(a)) ** 2)
+    assert path(0.0) == pytest.approx(D - Rr - R, abs=(b / 2) * (1 / R + 1 / Rr) * 2 * w / (n - 1))
+    assert path(0.0) > -0.01 / 10                      # it bridges the 10 mm deep pit
+
+
+def test_contact_filter_passes_harmonics_with_the_bessel_factor():
+    # Hertz-weighted average over the patch: cos(ks) → 2J₁(ka)/(ka) cos(ks) (closed form)
+    from scipy.special import j1
+
+    a = irregularity.hertz_semi_axis(73.2e3, 0.4575, 0.9)
+    assert 4.5e-3 < a < 6.0e-3
+    s = np.linspace(0.0, 0.5, 101)
+    for lam in (0.03, 0.157, 0.3, 0.01):
+        k = 2 * np.pi / lam
+        f = irregularity.contact_filter(lambda x: np.cos(k * x), a)
+        exact = 2 * j1(k * a) / (k * a)
+        assert np.max(np.abs(f(s) - exact * np.cos(k * s))) < 1e-12
+        assert f.transfer(k) == pytest.approx(exact, rel=1e-14)
+    assert irregularity.contact_filter(lambda x: np.cos(2 * np.pi * x / 0.03), a).transfer(2 * np.pi / 0.03) < 0.9
+
+
+def test_band_roughness_has_the_band_levels():
+    # ISO 3095's limit spectrum: the generated profile's mean square is the sum of the
+    # bands' (10^(L/20) µm)², and an FFT of one roller turn recovers each band's rms
+    C = np.pi * 1.8
+    f = irregularity.band_roughness(irregularity.ISO3095_LIMIT, seed=4, circumference=C)
+    n = 2 ** 16
+    s = np.arange(n) * C / n
+    r = f(s)
+    total = sum(v ** 2 for v in f.band_rms.values())
+    assert np.mean(r ** 2) == pytest.approx(total, rel=1e-9)        # one full turn: exact
+    assert np.max(np.abs(f(s + C) - r)) < 1e-12 * np.max(np.abs(r))  # repeats every turn
+    R = np.fft.rfft(r) / n
+    k = 2 * np.pi * np.arange(len(R)) / C
+    for lam, rms in f.band_rms.items():
+        lo, hi = f.band_edges[lam]
+        band = (k >= lo) & (k < hi)
+        assert np.sqrt(2 * np.sum(np.abs(R[band]) ** 2)) == pytest.approx(rms, rel=1e-9)
+    assert f.band_rms[0.4] == pytest.approx(10 ** (17.1 / 20) * 1e-6)
+    with pytest.raises(ModelError, match="no order"):
+        irregularity.band_roughness({100.0: 1.0}, 1, circumference=0.5)

@@ -19,15 +19,19 @@ key and its line, run by ``flexmbd run``, results written to HDF5.
 or ``rig: {speed: 400, flexible: true, parameters: {...}, roller: [[...], [...]], wheel: ...}``
 with irregularities ``{type: polygon|out_of_round, order, amplitude, phase, radius}``,
 ``{type: dent, start, length, depth, period}``, ``{type: roughness, rms, wavelengths,
-exponent, seed}``.
+exponent, seed}``, ``{type: iso3095, scale, shortest, seed, radius}``.
 
-Results file (``format = "flexmbd-tmm-results"``, version 1): ``/t`` and ``/outputs/<name>``
+Results file (``format = "flexmbd-tmm-results"``, version 2): ``/t`` and ``/outputs/<name>``
 (chain: ``stations.acceleration``, ``stations.force``, ``stations.displacement``, each
 (N, stations, 2) = (z, θ) or (Q, M); rig: axle-box, wheel, axle accelerations [m/s²],
-contact forces [N], ...), attributes ``model_text``, ``status``, ``flexmbd_version``.
+contact forces [N], ..., and the wheelset's ``stations.displacement``), ``/geometry/station_x``
+(the stations' axial positions [m]; attribute ``element_names``, element k between stations
+k and k+1; new in version 2: what ``export --vtk`` and ``animate`` draw), attributes
+``model_text``, ``status``, ``flexmbd_version``.
 """
 from __future__ import annotations
 
+import json
 import math
 import time
 
@@ -41,12 +45,12 @@ from ..results import Result
 from ..tmm import irregularity as irr
 from ..tmm.chain import Chain
 from ..registry import element_type
-from .tmm_schema import Dent, Harmonic, TmmFile
+from .tmm_schema import BandRoughness, Dent, Harmonic, TmmFile
 from ..tmm.rig import Rig, RigParameters, with_changes
 from .model_file import ModelFileError, parse_text, read_file
 
 FORMAT = "flexmbd-tmm-results"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
 
 def is_tmm_text(text: str, file: str | None = None) -> bool:
@@ -75,7 +79,7 @@ class TmmModel:
             err = exc.errors()[0]
             path = tuple(p for p in err["loc"] if not (isinstance(p, str) and p in
                                                       ("beam", "rigid", "spring", "polygon", "out_of_round",
-                                                       "dent", "roughness")))
+                                                       "dent", "roughness", "iso3095")))
             raise self.error(err["msg"], path) from None
         sec = self.spec.tmm
         if (sec.chain is None) == (sec.rig is None):
@@ -148,6 +152,7 @@ class TmmModel:
             return out
 
         n = int(round(sec.t_end / sec.h))
+        self.geometry = {"station_x": chain.station_x(), "element_names": list(chain.names)}
         t0 = time.perf_counter()
         T, A, F, Z = chain.simulate(sec.h, n, load=load)
         return T, {"stations.acceleration": A, "stations.force": F, "stations.displacement": Z}, \
@@ -162,6 +167,10 @@ class TmmModel:
                     out.append(irr.harmonic(e.radius or default_radius, e.order, e.amplitude, e.phase, name=e.type))
                 elif isinstance(e, Dent):
                     out.append(irr.dent(e.start, e.length, e.depth, e.period))
+                elif isinstance(e, BandRoughness):
+                    levels = {lam: L for lam, L in irr.ISO3095_LIMIT.items() if lam >= e.shortest}
+                    out.append(irr.band_roughness(levels, e.seed, 2 * math.pi * (e.radius or default_radius),
+                                                  scale=e.scale))
                 else:
                     ex = e.exponent
                     out.append(irr.random_roughness(lambda k: k ** -ex, tuple(e.wavelengths), e.seed, rms=e.rms))
@@ -184,6 +193,7 @@ class TmmModel:
                  for i in range(2)]
         try:
             rig = Rig(p, flexible=rs.flexible)
+            self.geometry = {"station_x": rig.chain.station_x(), "element_names": list(rig.chain.names)}
             res = rig.run(rs.speed, sec.t_end, h=sec.h, roller=roller, wheel=wheel, settle=rs.settle,
                           every=rs.every)
         except ModelError as exc:
@@ -197,7 +207,8 @@ class TmmModel:
         return self.run_chain() if self.spec.tmm.chain is not None else self.run_rig()
 
 
-def save(path, t, outputs: dict, model_text: str = "", status: str = "completed", message: str = ""):
+def save(path, t, outputs: dict, model_text: str = "", status: str = "completed", message: str = "",
+         geometry: dict | None = None):
     """Write a TMM run to HDF5 (layout in the module docstring)."""
     import h5py
 
@@ -212,16 +223,25 @@ def save(path, t, outputs: dict, model_text: str = "", status: str = "completed"
         g = f.create_group("outputs")
         for name, val in outputs.items():
             g.create_dataset(name, data=np.asarray(val))
+        if geometry:
+            geo = f.create_group("geometry")
+            geo.create_dataset("station_x", data=np.asarray(geometry["station_x"], dtype=float))
+            geo.attrs["element_names"] = json.dumps(list(geometry["element_names"]))
 
 
 def load(path) -> tuple[np.ndarray, dict, dict]:
-    """(t, outputs, attributes) of a TMM results file."""
+    """(t, outputs, attributes) of a TMM results file; the attributes hold ``station_x`` and
+    ``element_names`` when the file has the chain's geometry (files since format version 2)."""
     import h5py
 
     with h5py.File(path, "r") as f:
         if f.attrs.get("format") != FORMAT:
             raise ValueError(f"{path}: not a {FORMAT} file")
-        return f["t"][()], {k: v[()] for k, v in f["outputs"].items()}, dict(f.attrs)
+        attrs = dict(f.attrs)
+        if "geometry" in f:
+            attrs["station_x"] = f["geometry/station_x"][()]
+            attrs["element_names"] = json.loads(f["geometry"].attrs["element_names"])
+        return f["t"][()], {k: v[()] for k, v in f["outputs"].items()}, attrs
 
 
 def is_tmm_results(path) -> bool:
@@ -250,6 +270,7 @@ class TmmResult(Result):
         self.message = str(attrs.get("message", ""))
         self.success = self.status == "completed"
         self._cache, self.extra, self.events = {}, {}, []
+        self.stored = outputs                      # as stored: station arrays (N, stations, 2)
         self._outputs = {}
         for name, val in outputs.items():
             if val.ndim == 3 and name.startswith("stations."):
@@ -286,7 +307,7 @@ def run_file(path, output=None, t_end=None, h=None, quiet=False, stdout=None) ->
     model = TmmModel(text, str(path), t_end=t_end, h=h)
     t, outputs, wall, what = model.run()
     if output is not None:
-        save(output, t, outputs, model_text=text)
+        save(output, t, outputs, model_text=text, geometry=getattr(model, "geometry", None))
     if not quiet:
         print(f"completed (DT-TMM): t = {t[-1]:.6g} s, {what}, {wall:.3f} s wall"
               + (f"; results in {output}" if output else ""), file=stdout)

@@ -87,7 +87,19 @@ class Roughness(_Strict):
     seed: int = Field(0, description="seed of the random phases")
 
 
-Irregularity = Annotated[Union[Harmonic, Dent, Roughness], Field(discriminator="type")]
+class BandRoughness(_Strict):
+    """Random roughness with ISO 3095:2013's limit spectrum (one-third octave bands, the
+    orders of the roller's or wheel's circumference), times ``scale``."""
+    model_config = _titled("DT-TMM irregularity: iso3095")
+    type: Literal["iso3095"]
+    scale: float = Field(1.0, ge=0, description="factor on the band rms values (1: the limit; −16 dB: 0.158)")
+    shortest: float = Field(0.0315, gt=0, description="shortest band centre wavelength kept [m]")
+    seed: int = Field(0, description="seed of the random phases")
+    radius: float | None = Field(None, gt=0, description="radius whose circumference the profile repeats on [m] "
+                                 "(default: the roller's or the wheel's)")
+
+
+Irregularity = Annotated[Union[Harmonic, Dent, Roughness, BandRoughness], Field(discriminator="type")]
 
 
 class RigSection(_Strict):

@@ -135,12 +135,17 @@ def write_vtk(result, out_dir, every=1, name=None):
         fname = f"{name}_{f:05d}.vtu"
         meshio.write(os.path.join(out_dir, fname), mesh, file_format="vtu")
         entries.append((float(result.t[row]), fname))
-    pvd = os.path.join(out_dir, f"{name}.pvd")
+    comment = ("flexmbd: bodies (hexahedra) " + ", ".join(result.layout["body_names"])
+               + "; lines " + ", ".join(g["line_names"]) + "; markers " + ", ".join(g["marker_names"]))
+    return write_pvd(os.path.join(out_dir, f"{name}.pvd"), entries, comment)
+
+
+def write_pvd(pvd, entries, comment: str = ""):
+    """A ParaView collection ``pvd`` of (time, .vtu file name) ``entries``, with an XML comment."""
     with open(pvd, "w", encoding="utf-8") as fh:
         fh.write('<?xml version="1.0"?>\n<VTKFile type="Collection" version="0.1" byte_order="LittleEndian">\n')
-        fh.write("<!-- flexmbd: bodies (hexahedra) " + ", ".join(result.layout["body_names"]).replace("--", "-")
-                 + "; lines " + ", ".join(g["line_names"]).replace("--", "-")
-                 + "; markers " + ", ".join(g["marker_names"]).replace("--", "-") + " -->\n")
+        if comment:
+            fh.write("<!-- " + comment.replace("--", "-") + " -->\n")
         fh.write("  <Collection>\n")
         for t, fname in entries:
             fh.write(f'    <DataSet timestep="{t!r}" group="" part="0" file={quoteattr(fname)}/>\n')

@@ -237,6 +237,11 @@ class Chain:
         out[ok, 1] = ends[np.arange(len(el)), end + 1]
         return out
 
+    def station_x(self) -> np.ndarray:
+        """Axial position of every station (N+1,): the running sum of the element lengths
+        (a spring-damper has none; a rigid body its ``length``)."""
+        return np.cumsum([0.0] + [float(getattr(e, "length", 0.0)) for e in self.elements])
+
     def W(self) -> np.ndarray:
         """Station state vectors in P5's order [M, Q, θ'', z''] (N+1, 4)."""
         return np.column_stack([self.f[:, 1], self.f[:, 0], self.a[:, 1], self.a[:, 0]])

@@ -88,7 +88,10 @@ class BeamSpec(_Spec):
     EI: float = Field(gt=0, description="bending stiffness [N m²]")
     rhoA: float = Field(gt=0, description="mass per length [kg/m]")
     n_modes: int = Field(6, ge=4, le=60, description="modes of the expansion (4 cubics + elastic free-free modes)")
-    damping: float = Field(0.0, ge=0, description="modal damping ratio of the elastic modes")
+    damping: float = Field(0.0, ge=0, description="modal damping ratio of the segment's own elastic modes")
+    stiffness_damping: float = Field(0.0, ge=0, description="stiffness-proportional damping coefficient β_R [s] "
+                                     "(damping matrix β_R K: a chain of segments then has modal damping ratios "
+                                     "β_R ω/2 in its own modes)")
 
 
 @register
@@ -96,20 +99,26 @@ class BeamSpec(_Spec):
 class BeamSegment:
     """Uniform Euler-Bernoulli segment of length ``length``, bending stiffness ``EI``,
     mass per length ``rhoA``, ``n_modes`` free-free modes (2 rigid + elastic; P5 keeps the
-    bending modes up to 560 Hz) and modal damping ratio ``damping`` of the elastic modes."""
+    bending modes up to 560 Hz); damping: ``damping``, a modal damping ratio of the
+    *segment's own* elastic modes, and/or ``stiffness_damping`` β_R [s], a damping matrix
+    β_R K.  For a chain of segments only the second is a property of the chain: its modes
+    then have the damping ratios β_R ω/2 (Rayleigh), whereas a ratio ζ of each segment's own
+    modes (far above the chain's, for short segments) damps a chain mode ω by only about
+    ζ ω/ω_segment."""
     name: str
     length: float
     EI: float
     rhoA: float
     n_modes: int = 6
     damping: float = 0.0
+    stiffness_damping: float = 0.0
     kind: str = field(default="beam", init=False)
     type_name: ClassVar[str] = "beam"
     Spec: ClassVar[type] = BeamSpec
 
     @classmethod
     def from_spec(cls, spec: BeamSpec) -> "BeamSegment":
-        return cls(spec.name, spec.length, spec.EI, spec.rhoA, spec.n_modes, spec.damping)
+        return cls(spec.name, spec.length, spec.EI, spec.rhoA, spec.n_modes, spec.damping, spec.stiffness_damping)
 
     def load(self, force: float = 0.0, moment: float = 0.0, distributed: float = 0.0) -> np.ndarray:
         """Generalised load of a uniform distributed load [N/m] (point loads: on bodies)."""
@@ -121,6 +130,7 @@ class BeamSegment:
         self.EI = _positive(self.name, "EI", self.EI)
         self.rhoA = _positive(self.name, "rhoA", self.rhoA)
         self.damping = _positive(self.name, "damping", self.damping, allow_zero=True)
+        self.stiffness_damping = _positive(self.name, "stiffness_damping", self.stiffness_damping, allow_zero=True)
         if int(self.n_modes) != self.n_modes or self.n_modes < 4:
             raise ModelError(f"{self.name}: n_modes must be an integer ≥ 4 (2 rigid + 2 elastic modes), "
                              f"got {self.n_modes!r}", element=self.name, key="n_modes")
@@ -129,7 +139,7 @@ class BeamSegment:
     def modal(self):
         """(U (4, n), m, c, k)"""
         md = self.modes
-        c = 2.0 * self.damping * md.omega * md.mass
+        c = 2.0 * self.damping * md.omega * md.mass + self.stiffness_damping * md.stiffness
         return md.ends, md.mass, c, md.stiffness
 
     def uniform_load(self, w: float) -> np.ndarray:

@@ -44,7 +44,7 @@ class RigParameters:
     journal_outer: float = 0.16
     lengths: tuple = (0.2535, 0.50, 0.45, 0.543, 0.2535)
     n_modes: int = 6
-    axle_damping: float = 0.02           # modal damping ratio of the elastic modes
+    axle_damping: float = 0.02           # damping ratio of the wheelset's first bending mode (Rayleigh, β_R K)
     wheel_mass: float = 330.0
     wheel_J: float = 20.0                # diametral moment of inertia [kg m²]
     gearbox_mass: float = 300.0          # unsprung share (2/3, P5)
@@ -75,16 +75,28 @@ def _section(outer, inner, E, rho):
     return E * I, rho * A
 
 
-def wheelset(p: RigParameters, flexible: bool = True) -> Chain:
+def wheelset(p: RigParameters, flexible: bool = True, stiffness_damping: float | None = None) -> Chain:
     """The 12-part chain (free ends: the axle boxes); ``flexible=False`` replaces every
-    axle segment by a rigid body of the same mass and rotary inertia (P5's rigid wheelset)."""
+    axle segment by a rigid body of the same mass and rotary inertia (P5's rigid wheelset).
+
+    The axle's damping is stiffness-proportional, β_R K with β_R = 2ζ/ω₁ (``axle_damping`` = ζ,
+    ω₁ the first free-free bending frequency of parts 3-10, frequency-domain TMM): the
+    wheelset's bending modes then have the damping ratios ζ ω/ω₁.  (A ratio of every
+    segment's own modes, far above the wheelset's, would leave them almost undamped.)"""
     EIb, mAb = _section(p.axle_outer, p.axle_inner, p.E, p.density)
     EIj, mAj = _section(p.journal_outer, p.axle_inner, p.E, p.density)
+    if flexible and stiffness_damping is None:
+        stiffness_damping = 0.0
+        if p.axle_damping > 0:
+            from .frequency import natural_frequencies
+
+            f1 = natural_frequencies(wheelset(p, True, 0.0).elements[2:10], "free", "free", 2000.0)[0]
+            stiffness_damping = 2.0 * p.axle_damping / (2.0 * np.pi * f1)
 
     def seg(name, length, journal):
         EI, mA = (EIj, mAj) if journal else (EIb, mAb)
         if flexible:
-            return BeamSegment(name, length, EI, mA, n_modes=p.n_modes, damping=p.axle_damping)
+            return BeamSegment(name, length, EI, mA, n_modes=p.n_modes, stiffness_damping=stiffness_damping)
         m = mA * length
         return RigidBody(name, m, m * length ** 2 / 12, length=length, com=0.5 * length)
 
@@ -101,6 +113,11 @@ def wheelset(p: RigParameters, flexible: bool = True) -> Chain:
              SpringDamper("bearing11", p.bearing_k, p.bearing_c, p.bearing_k_theta, p.bearing_c_theta),
              RigidBody("box12", p.box_mass, p.box_J)]
     return Chain(parts, "free", "free")
+
+
+#: the rig's outputs, in the column order of the compiled loop (flexmbd/kernels/tmm_rig.py)
+OUTPUT_NAMES = ("box1.acc", "box12.acc", "wheel4.acc", "wheel9.acc", "axle.mid.acc", "contact1", "contact2",
+                "frame.acc", "roller1.acc", "roller2.acc", "wheel4.z", "irregularity1")
 
 
 @dataclass
@@ -173,52 +190,85 @@ class Rig:
     # ------------------------------------------------------------------ run
     def run(self, speed_kmh: float, t_end: float, h: float = 2e-5, roller=None, wheel=None,
             settle: float = 0.2, tol: float = 1e-12, max_iter: int = 30, every: int = 1,
-            zhai=(0.5, 0.5)) -> RigResult:
+            zhai=(0.5, 0.5), compiled: bool | None = None) -> RigResult:
         """Simulate ``settle`` seconds without irregularities (heavily damped axle, to reach
         the static deflection), then ``t_end`` seconds rolling at ``speed_kmh``; outputs every
-        ``every``-th step after settling."""
+        ``every``-th step after settling.  ``compiled`` (default: when the kernels are
+        available) runs the loop in one compiled function (flexmbd/kernels/tmm_rig.py),
+        otherwise the NumPy loop below; both give the same numbers to rounding."""
+        from ..kernels import AVAILABLE
         from .zhai import Zhai
 
         if not (np.isfinite(speed_kmh) and speed_kmh > 0):
             raise ModelError(f"speed must be > 0 km/h, got {speed_kmh!r}", key="speed")
         if not (np.isfinite(h) and 0 < h < t_end):
             raise ModelError(f"time step h must lie in (0, t_end), got {h!r}", key="h")
+        if int(every) != every or every < 1:
+            raise ModelError(f"every must be a positive integer, got {every!r}", key="every")
         v = speed_kmh / 3.6
         ch = self.chain
         zi = Zhai(*zhai)
-        zero = lambda s: np.zeros_like(np.asarray(s, dtype=float))  # noqa: E731
-        rfun = list(roller) if roller is not None else [zero, zero]
-        wfun = list(wheel) if wheel is not None else [zero, zero]
+        n_settle = int(round(settle / h))
+        n_run = int(round(t_end / h))
+        irr = self.irregularity(v * h * np.arange(1, n_run + 1), roller, wheel)
+        ch.q, ch.qd, ch.t = np.zeros_like(ch.q), np.zeros_like(ch.qd), 0.0     # every run starts undeformed
+        ch.initialize(self.gravity + self._box_wheel_loads(np.zeros(2), np.zeros(2), self.P))
+        X = np.zeros(3)
+        V = np.zeros(3)
+        A = self._lumped_acc(X, V, self._suspension(0.0, 0.0, 0.0, 0.0) * np.ones(2), self.P)
+        state = {"X": X, "V": V, "A": A, "A_prev": None}
+        use_kernel = AVAILABLE if compiled is None else bool(compiled)
+        loop = self._loop_compiled if use_kernel else self._loop_numpy
+        iters = np.zeros(n_settle + n_run, dtype=np.int32)
         c_nominal, cs_nominal = ch.c.copy(), ch.cs.copy()
+        t0 = time.perf_counter()
         # settling: ζ = 0.7 added to the axle's modes, 10× damping elsewhere
         ch.c = ch.c + 2.0 * 0.7 * np.sqrt(ch.k * ch.m)
         ch.cs = 10.0 * ch.cs
         self._boost = 10.0
-        n_settle = int(round(settle / h))
-        n_run = int(round(t_end / h))
+        try:
+            T0, out0 = loop(state, np.zeros((n_settle, 2)), h, zi, tol, max_iter, n_settle + 1, True,
+                            iters[:n_settle], t_first=(1 - n_settle) * h)
+        finally:
+            ch.c, ch.cs, self._boost = c_nominal, cs_nominal, 1.0
+        T1, out1 = loop(state, irr, h, zi, tol, max_iter, every, False, iters[n_settle:], t_first=h)
+        (out0, zs0), (out1, zs1) = out0, out1
+        outputs = {k: np.concatenate([out0[:, i], out1[:, i]]) for i, k in enumerate(OUTPUT_NAMES)}
+        outputs["stations.displacement"] = np.concatenate([zs0, zs1])
+        return RigResult(np.concatenate([T0, T1]), outputs, iters, time.perf_counter() - t0, self.p, speed_kmh)
+
+    def irregularity(self, s: np.ndarray, roller=None, wheel=None) -> np.ndarray:
+        """The irregularity under each wheel (n, 2) at rolling distances ``s``: roller's plus
+        wheel's (functions of rolling distance, lists of two, or None), evaluated in blocks."""
+        out = np.zeros((len(s), 2))
+        for funs in (roller, wheel):
+            if funs is None:
+                continue
+            funs = list(funs)
+            if len(funs) != 2:
+                raise ModelError(f"irregularities come one per wheel (two), got {len(funs)}", key="irregularity")
+            for i, fun in enumerate(funs):
+                for k in range(0, len(s), 256):       # blocks: an envelope or filter samples around each s
+                    out[k:k + 256, i] += np.asarray(fun(s[k:k + 256]), dtype=float)
+        if not np.all(np.isfinite(out)):
+            raise ModelError("an irregularity is not finite (NaN or inf)", key="irregularity")
+        return out
+
+    def _loop_numpy(self, state, irr, h, zi, tol, max_iter, every, record_last, iters, t_first):
+        """The reference loop (P5's predictor-corrector iteration) for ``len(irr)`` steps."""
+        ch = self.chain
         ib, iw = self.i_box, self.i_wheel
         idx = np.array(ib + iw)              # the elements loaded by the coupling forces
-        X = np.zeros(3)
-        V = np.zeros(3)
-        ch.initialize(self.gravity + self._box_wheel_loads(np.zeros(2), np.zeros(2), self.P))
-        A = self._lumped_acc(X, V, self._suspension(0.0, 0.0, 0.0, 0.0) * np.ones(2), self.P)
-        A_prev = None
-        n_out = n_run // every + 1
-        names = ["box1.acc", "box12.acc", "wheel4.acc", "wheel9.acc", "axle.mid.acc", "contact1", "contact2",
-                 "frame.acc", "roller1.acc", "roller2.acc", "wheel4.z", "irregularity1"]
-        out = {k: np.empty(n_out) for k in names}
-        T = np.empty(n_out)
-        iters = np.zeros(n_settle + n_run, dtype=np.int32)
+        X, V, A, A_prev = state["X"], state["V"], state["A"], state["A_prev"]
+        n_steps = len(irr)
+        out = np.empty((n_steps // every + (1 if record_last else 0), len(OUTPUT_NAMES)))
+        zs = np.empty((len(out), len(ch.elements) + 1, 2))
+        T = np.empty(len(out))
         mid_station = ch.index("axle6")                              # between segments 5 and 6
-        t0 = time.perf_counter()
         k_out = 0
-        for n in range(n_settle + n_run):
-            rolling = n >= n_settle
-            if n == n_settle:
-                ch.c, ch.cs, self._boost = c_nominal, cs_nominal, 1.0
-            t_new = (n + 1 - n_settle) * h
-            s = v * t_new
-            r = np.array([rfun[i](s) + wfun[i](s) for i in range(2)]) if rolling else np.zeros(2)
+        for n in range(n_steps):
+            t_new = t_first + n * h
+            r = irr[n]
             Xn, Vn = zi.predict(X, V, A, A_prev, h)
             qs = ch.q + h * ch.qd + h * h * (0.5 - ch.beta) * ch.qdd
             vbs = ch.qd[ib, 0] + h * (1 - ch.gamma) * ch.qdd[ib, 0]
@@ -237,25 +287,59 @@ class Rig:
                 if change < tol:
                     break
             else:
-                raise RuntimeError(f"predictor-corrector loop did not converge at t = {t_new:.6g} s "
-                                   f"(change {change:.3g} m after {max_iter} iterations)")
+                self._diverged(state, X, V, A, A_prev, t_new, change, max_iter)
             ch.commit(f, a, idx, value)
             iters[n] = it + 1
             susp = self._suspension(zb, ch.qd[ib, 0], Xn[0], Vn[0])
             Fc = self._contact(zw, Xn[1:], r)
             A_prev, A = A, self._lumped_acc(Xn, Vn, susp, Fc)
             X, V = Xn, Vn
-            if rolling and (n - n_settle + 1) % every == 0 or n == n_settle - 1:
-                if k_out < n_out:
-                    T[k_out] = t_new
-                    vals = [ch.qdd[ib[0], 0], ch.qdd[ib[1], 0], ch.qdd[iw[0], 0], ch.qdd[iw[1], 0],
-                            ch.a[mid_station, 0], Fc[0], Fc[1], A[0], A[1], A[2], zw[0], r[0]]
-                    for key, val in zip(names, vals):
-                        out[key][k_out] = val
-                    k_out += 1
-        res = RigResult(T[:k_out], {k: a[:k_out] for k, a in out.items()}, iters,
-                        time.perf_counter() - t0, self.p, speed_kmh)
-        return res
+            if ((n + 1) % every == 0 or (record_last and n == n_steps - 1)) and k_out < len(out):
+                T[k_out] = t_new
+                out[k_out] = [ch.qdd[ib[0], 0], ch.qdd[ib[1], 0], ch.qdd[iw[0], 0], ch.qdd[iw[1], 0],
+                              ch.a[mid_station, 0], Fc[0], Fc[1], A[0], A[1], A[2], zw[0], r[0]]
+                zs[k_out] = ch.station_displacement()
+                k_out += 1
+        state.update(X=X, V=V, A=A, A_prev=A_prev)
+        return T[:k_out], (out[:k_out], zs[:k_out])
+
+    def _loop_compiled(self, state, irr, h, zi, tol, max_iter, every, record_last, iters, t_first):
+        """The same loop as :meth:`_loop_numpy` in one compiled function."""
+        from ..kernels.tmm_rig import rig_loop
+
+        ch, p = self.chain, self.p
+        n_steps = len(irr)
+        D, _, UD, C, Ds, kk, cc = ch._step_matrices(h)
+        idx = np.array(self.i_box + self.i_wheel, dtype=np.int64)
+        out = np.empty((n_steps // every + (1 if record_last else 0), len(OUTPUT_NAMES)))
+        zs = np.empty((len(out), len(ch.elements) + 1, 2))
+        X, V, A = (np.array(state[k], dtype=float) for k in ("X", "V", "A"))
+        have_prev = np.array([state["A_prev"] is not None])
+        A_prev = np.zeros(3) if state["A_prev"] is None else np.array(state["A_prev"], dtype=float)
+        f, a = ch.f.copy(), ch.a.copy()
+        b = self._boost
+        rows, bad, change = rig_loop(
+            ch.kind.astype(np.int64), ch.U, D, UD, C, Ds, kk, cc, ch.c, ch.k, self.gravity,
+            ch.left[0], ch.left[1], ch.right[0], ch.right[1], ch.q, ch.qd, ch.qdd, f, a,
+            X, V, A, A_prev, have_prev, idx, ch.index("axle6"), np.ascontiguousarray(irr, dtype=float),
+            h, ch.beta, ch.gamma, zi.psi, zi.phi, self.F_p, self.P, self.delta0, self.G,
+            p.primary_k, p.primary_c, p.frame_mass, p.frame_k, b * p.frame_c, p.roller_mass, p.roller_k,
+            b * p.roller_c, tol, max_iter, every, record_last, out, iters, ch._station_el.astype(np.int64),
+            ch._station_end.astype(np.int64), zs)
+        ch.f, ch.a = f, a
+        steps_done = n_steps if bad < 0 else bad
+        ch.t += steps_done * h
+        if bad >= 0:
+            self._diverged(state, X, V, A, A_prev if have_prev[0] else None, t_first + bad * h, change, max_iter)
+        state.update(X=X, V=V, A=A, A_prev=A_prev)
+        T = t_first + h * np.array([k for k in range(n_steps)
+                                    if (k + 1) % every == 0 or (record_last and k == n_steps - 1)])[:rows]
+        return T, (out[:rows], zs[:rows])
+
+    def _diverged(self, state, X, V, A, A_prev, t_new, change, max_iter):
+        state.update(X=X, V=V, A=A, A_prev=A_prev)
+        raise RuntimeError(f"predictor-corrector loop did not converge at t = {t_new:.6g} s "
+                           f"(change {change:.3g} m after {max_iter} iterations)")
 
     def _box_wheel_loads(self, susp, Fc, P):
         load = self.chain.zero_load()

@@ -28,6 +28,8 @@ Contents
    integrals: :func:`elastica_cantilever`; natural frequencies of a Timoshenko
    cantilever (shear and rotary inertia) by shooting:
    :func:`timoshenko_cantilever_frequencies`.
+7. Rolling contact geometry: the path of a wheel's centre over a smooth profile it follows,
+   on a rail or on a roller (the offset curve): :func:`wheel_centre_offset_curve`.
 
 All quantities are in SI units and angles in radians unless a name says
 ``_deg``.
@@ -47,6 +49,8 @@ from scipy.optimize import brentq
 from scipy.special import ellipe, ellipeinc, ellipk, ellipkinc
 
 __all__ = [
+    # 7. rolling contact geometry
+    "wheel_centre_offset_curve",
     # 1. pendulums
     "pendulum_period",
     "compound_pendulum_period",
@@ -1530,3 +1534,30 @@ def timoshenko_cantilever_frequencies(length: float, EI: float, kGA: float, rhoA
         i = next(j for j in range(len(grid) - 1, 0, -1) if np.sign(vals[j - 1]) != np.sign(vals[j]))
         out.append(brentq(det, grid[i - 1], grid[i], xtol=1e-13 * w_eb, rtol=1e-14))
     return np.array(out)
+
+
+# ---------------------------------------------------------------- 7. rolling contact geometry
+def wheel_centre_offset_curve(r, dr, radius, xi, base_radius=None):
+    """Where the centre of a wheel of ``radius`` R is while it touches a smooth profile at the
+    points ``xi`` (arc length; height ``r(xi)``, slope ``dr(xi)``), valid where the wheel
+    follows the profile (its concave curvature below the relative curvature of the bodies):
+    the centre lies at R along the surface normal of the contact point (the offset curve,
+    e.g. do Carmo, *Differential Geometry of Curves and Surfaces*, 1976, §1-5).
+
+    Flat base (a rail): returns (x, z − R) = (ξ − R r'/√(1 + r'²), r + R/√(1 + r'²) − R).
+    Roller of radius R_r (``base_radius``; ``r`` radial over the roller's arc length):
+    P = ρ e_r(ψ), ρ = R_r + r, ψ = ξ/R_r, normal n ∝ ρ e_r − (dρ/dψ) e_ψ, C = P + R n̂;
+    returns (R_r · angle of C, |C| − R_r − R), the rolling distance and the change of the
+    centre distance."""
+    xi = np.asarray(xi, dtype=float)
+    h, hp = np.asarray(r(xi), dtype=float), np.asarray(dr(xi), dtype=float)
+    if base_radius is None:
+        q = np.sqrt(1.0 + hp * hp)
+        return xi - radius * hp / q, h + radius / q - radius
+    psi = xi / base_radius
+    rho = base_radius + h
+    er = np.array([np.sin(psi), np.cos(psi)])
+    ep = np.array([np.cos(psi), -np.sin(psi)])
+    nrm = rho * er - hp * base_radius * ep
+    C = rho * er + radius * nrm / np.linalg.norm(nrm, axis=0)
+    return base_radius * np.arctan2(C[0], C[1]), np.linalg.norm(C, axis=0) - base_radius - radius

@@ -100,3 +100,47 @@ def rig_spectrum():
             compare("p5-rig-spectrum", "PSD peak near the polygon passing frequency", v / (np.pi * 1.8 / 36),
                     band_peak(f, S, 600, 800), unit="Hz", tolerance=df, source="v/λ, λ = 157 mm (P5: 707 Hz)",
                     mode="abs")]
+
+
+@case("p5-tmm-rayleigh-damping", description="simply supported beam by DT-TMM with stiffness-proportional damping "
+      "β_R K (ζ₁ = 3 %) under a step load p₀ sin(πx/L): mid-span acceleration vs the damped modal closed form")
+def rayleigh_damping():
+    w1 = (np.pi / L) ** 2 * np.sqrt(EI / RHOA)
+    zeta = 0.03
+    segs = [BeamSegment(f"s{i}", L / 8, EI, RHOA, n_modes=6, stiffness_damping=2 * zeta / w1) for i in range(8)]
+    load = _shaped(segs, lambda x: 2e4 * np.sin(np.pi * x / L))
+    t, acc, _, _ = Chain(segs, "pinned", "pinned").simulate(2 * np.pi / w1 / 200, 600, load=lambda t: load)
+    wd = w1 * np.sqrt(1 - zeta ** 2)
+    ref = 2e4 / RHOA * np.exp(-zeta * w1 * t) * (np.cos(wd * t) - zeta / np.sqrt(1 - zeta ** 2) * np.sin(wd * t))
+    return [compare("p5-tmm-rayleigh-damping", "max |a − a_ref| / max |a_ref| over 3 periods", 0.01,
+                    _err(acc[:, 4, 0], ref), tolerance=0.0, source="damped modal solution, ζ = β_R ω₁/2",
+                    mode="max")]
+
+
+@case("p5-wheel-on-roller-envelope", description="P5's dent (cosine, 0.3 mm × 300 mm) under P5's wheel (R = 0.4575 m) "
+      "on P5's roller (R_r = 0.9 m): the sampled envelope of the wheel circle vs the closed-form offset curve; the "
+      "contact filter of the Hertz patch vs 2J₁(ka)/ka")
+def wheel_on_roller():
+    from scipy.special import j1
+
+    from ...tmm import irregularity as irr
+    from ..references import wheel_centre_offset_curve
+
+    R, Rr, d, lam = 0.4575, 0.9, 0.3e-3, 0.3
+    prof = irr.dent(0.0, lam, d)
+    path = irr.wheel_centre_path(prof, R, 0.006, 4001, base_radius=Rr)
+    xi = np.linspace(-0.02, lam + 0.02, 2001)
+    slope = lambda x: np.where((x >= 0) & (x <= lam), -0.5 * d * 2 * np.pi / lam * np.sin(2 * np.pi * x / lam), 0.0)  # noqa: E731
+    s, z = wheel_centre_offset_curve(prof, slope, R, xi, base_radius=Rr)
+    a = irr.hertz_semi_axis(73.2e3, R, Rr)
+    k = 2 * np.pi / 0.0315
+    filt = irr.contact_filter(lambda x: np.cos(k * x), a)
+    x = np.linspace(0.0, 0.1, 51)
+    return [compare("p5-wheel-on-roller-envelope", "max |envelope − offset curve|", 0.0,
+                    float(np.max(np.abs(path(s) - z))), unit="m", tolerance=1e-10, mode="abs",
+                    source="offset curve of the dent on the roller (closed form)"),
+            compare("p5-wheel-on-roller-envelope", "wheel centre at the dent's bottom", -d, float(path(0.5 * lam)),
+                    unit="m", tolerance=1e-9, source="bottom curvature 1/15.2 m < 1/R + 1/R_r: the wheel follows"),
+            compare("p5-wheel-on-roller-envelope", "contact filter of a 31.5 mm harmonic, a = Hertz semi-axis",
+                    2 * j1(k * a) / (k * a), float(np.max(np.abs(filt(x))) / np.max(np.abs(np.cos(k * x)))),
+                    tolerance=1e-9, source="2J₁(ka)/(ka) (Hertz pressure weight)")]
