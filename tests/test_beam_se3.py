@@ -278,14 +278,16 @@ def test_self_weight_deflection_matches_timoshenko():
     assert abs(-d[2] - expected) < 1e-3 * expected       # w ≈ 5.5 mm: non-linear effects ~ (w/L)² ≈ 3e-5
 
 
-def test_free_flexible_beam_conserves_energy_at_second_order():
+@pytest.mark.parametrize("beam", [{}, dict(order=3), dict(order=3, interpolation="nurbs")])
+def test_free_flexible_beam_conserves_energy_at_second_order(beam):
     """A free beam spinning and vibrating (Lie-group Newmark, no damping): the energy error
-    is bounded and falls 4× per halving of h."""
+    is bounded and falls 4× per halving of h — for the n-node elements too, whose mass and
+    kinetic energy come from the Galerkin velocity map (measured 4.00 and 4.02)."""
     sec = Section.rectangle(0.01, 0.01, E=2.1e8, nu=0.3, rho=7850)
 
     def energy_error(h):
         m = fm.Model()
-        b = m.beam("rod", section=sec, elements=6, start=(-0.5, 0, 0), end=(0.5, 0, 0))
+        b = m.beam("rod", section=sec, elements=6, start=(-0.5, 0, 0), end=(0.5, 0, 0), **beam)
         for nd in b.nodes:
             x = nd.position[0]
             nd.velocity = np.array([0, 2.0 * x, 0.3 * np.cos(np.pi * x)])          # spin about z + bending
