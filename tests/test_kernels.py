@@ -242,6 +242,14 @@ def test_beam_inertia_kernel_matches_numpy(nodes, per_element, matrix_map, monke
                 assert o is None
             else:
                 _rel_close(o, r, what)
+    # a known (cached) mass is returned as given and leaves F and D unchanged
+    M0 = ref[2] if ref[2] is not None else inertia.inertia_forces(v, a, N, w, Ms)[2]
+    F, D, M = inertia.inertia_forces(v, a, N, w, Ms, True)
+    Fc, Dc, Mc = inertia.inertia_forces(v, a, N, w, Ms, True, mass=M0)
+    np.testing.assert_array_equal(Fc, F)
+    np.testing.assert_array_equal(Dc, D)
+    np.testing.assert_array_equal(Mc, M0)
+    assert Mc is not M0
 
 
 @pytest.mark.parametrize("scale", [0.0, 1e-9, 0.3, 3.0])

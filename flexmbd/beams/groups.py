@@ -41,6 +41,9 @@ class BeamInertiaGroup(InertiaGroup):
         self.config_index = np.asarray(config_index, dtype=int)
         self.n_nodes = self.dof_index.shape[1] // 6
         self.P, self.w, self.Ms = _inertia.velocity_map(P), np.asarray(w, float), np.asarray(Ms, float)
+        zero = np.zeros((len(self), self.n_nodes, 6))
+        #: the constant mass matrices Σ w Pᵀ M_s P (E, 6n, 6n), summed once
+        self.M = _inertia.inertia_forces(zero, zero, self.P, self.w, self.Ms)[2]
 
     def __len__(self):
         return len(self.element_names)
@@ -49,14 +52,14 @@ class BeamInertiaGroup(InertiaGroup):
         return x.reshape(len(self), self.n_nodes, 6)
 
     def inertia_force(self, qb, vb, ab, jacobians=True):
-        F, D, M = _inertia.inertia_forces(self._nodes(vb), self._nodes(ab), self.P, self.w, self.Ms, jacobians)
+        F, D, M = _inertia.inertia_forces(self._nodes(vb), self._nodes(ab), self.P, self.w, self.Ms, jacobians,
+                                          self.M)
         if not jacobians:
             return F, None, None, None
         return F, np.zeros_like(M), D, M
 
     def mass_matrix(self, qb):
-        zero = np.zeros((len(self), self.n_nodes, 6))
-        return _inertia.inertia_forces(zero, zero, self.P, self.w, self.Ms)[2]
+        return self.M.copy()
 
     def element_kinetic_energy(self, qb, vb):
         return _inertia.kinetic_energy(self._nodes(vb), self.P, self.w, self.Ms)

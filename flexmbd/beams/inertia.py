@@ -62,24 +62,29 @@ def _element_maps(P, E):
     return np.broadcast_to(P, (E,) + P.shape[1:])
 
 
-def inertia_forces(v, a, N, w, Ms, jacobians=True):
+def inertia_forces(v, a, N, w, Ms, jacobians=True, mass=None):
     """Inertia forces of beam elements.
 
     v, a (E, n, 6) node twists and their rates; N the velocity map at the Gauss points:
     shape values (G, n) or (E, G, n), or a map P (E or 1, G, 6, 6n) (module docstring);
-    w (E, G) arc-length weights; Ms (E, 6, 6) section inertia per length.
-    Returns F (E, 6n), D = ∂F/∂v (E, 6n, 6n), M (E, 6n, 6n) (None unless ``jacobians``).
-    Compiled (:mod:`flexmbd.kernels.se3_beam`) when Numba is available.
+    w (E, G) arc-length weights; Ms (E, 6, 6) section inertia per length; ``mass`` the
+    (constant) mass matrices M (E, 6n, 6n) if already known (returned as a copy instead of
+    being summed again).  Returns F (E, 6n), D = ∂F/∂v (E, 6n, 6n), M (E, 6n, 6n) (None
+    unless ``jacobians``).  Compiled (:mod:`flexmbd.kernels.se3_beam`) when Numba is available.
     """
     E, n = v.shape[:2]
     P = velocity_map(N)
     m = 6 * n
     if USE_KERNELS:
         F = np.empty((E, m))
-        D, M = (np.empty((E, m, m)), np.empty((E, m, m))) if jacobians else (np.empty((0, m, m)),) * 2
+        if not jacobians:
+            D = M = np.empty((0, m, m))
+        else:
+            D = np.empty((E, m, m))
+            M = np.empty((E, m, m)) if mass is None else np.array(mass, dtype=float)
         c = np.ascontiguousarray
         _kernel.inertia_forces(c(v, dtype=float), c(a, dtype=float), P, c(w, dtype=float),
-                               c(Ms, dtype=float), jacobians, F, D, M)
+                               c(Ms, dtype=float), jacobians, mass is None, F, D, M)
         return (F, D, M) if jacobians else (F, None, None)
     Pe = _element_maps(P, E)
     eta = np.einsum("egia,ea->egi", Pe, v.reshape(E, m))
@@ -97,6 +102,8 @@ def inertia_forces(v, a, N, w, Ms, jacobians=True):
     dg[..., 3:, 3:] -= pO
     wP = w[..., None, None] * Pe
     D = np.einsum("egia,egij,egjb->eab", wP, dg, Pe, optimize=True)
+    if mass is not None:
+        return F, D, np.array(mass, dtype=float)
     M = np.einsum("egia,eij,egjb->eab", wP, Ms, Pe, optimize=True)
     return F, D, M
 

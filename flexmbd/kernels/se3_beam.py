@@ -151,11 +151,11 @@ def elastic_forces(qa, qb, d0, length, D, jacobians, f, K, V, sig_out):
 
 
 @njit(cache=True)
-def inertia_forces(v, a, P, w, Ms, jacobians, F, D, M):
+def inertia_forces(v, a, P, w, Ms, jacobians, with_mass, F, D, M):
     """Element loop of ``inertia.inertia_forces``.  v, a (E, n, 6); P (E or 1, G, 6, 6n) the
     velocity map η_g = P_g η_e at the Gauss points (zero entries skipped); w (E, G);
-    Ms (E, 6, 6).  Fills F (E, 6n) and, if ``jacobians``, D = Σ w Pᵀ (∂g/∂η) P and
-    M = Σ w Pᵀ M_s P (E, 6n, 6n)."""
+    Ms (E, 6, 6).  Fills F (E, 6n) and, if ``jacobians``, D = Σ w Pᵀ (∂g/∂η) P and, if
+    ``with_mass`` (else M is left as given), M = Σ w Pᵀ M_s P (E, 6n, 6n)."""
     E, n = v.shape[0], v.shape[1]
     m = 6 * n
     ng = w.shape[1]
@@ -173,7 +173,8 @@ def inertia_forces(v, a, P, w, Ms, jacobians, F, D, M):
             if jacobians:
                 for b_ in range(m):
                     D[el, a_, b_] = 0.0
-                    M[el, a_, b_] = 0.0
+                    if with_mass:
+                        M[el, a_, b_] = 0.0
         for gp in range(ng):
             for i in range(6):
                 s = 0.0
@@ -243,7 +244,8 @@ def inertia_forces(v, a, P, w, Ms, jacobians, F, D, M):
                     if pjb != 0.0:
                         for i in range(6):
                             X[i, b_] += dg[i, j] * pjb
-                            Y[i, b_] += Ms[el, i, j] * pjb
+                            if with_mass:
+                                Y[i, b_] += Ms[el, i, j] * pjb
             for i in range(6):
                 for a_ in range(m):
                     pia = Pe[gp, i, a_]
@@ -251,7 +253,9 @@ def inertia_forces(v, a, P, w, Ms, jacobians, F, D, M):
                         c = wg * pia
                         for b_ in range(m):
                             D[el, a_, b_] += c * X[i, b_]
-                            M[el, a_, b_] += c * Y[i, b_]
+                        if with_mass:
+                            for b_ in range(m):
+                                M[el, a_, b_] += c * Y[i, b_]
 
 
 @njit(cache=True)
