@@ -38,8 +38,10 @@ def default_integration(formulation: str, order: int, interpolation: str = "lagr
     cantilever (docs/verification-beams.md, "Locking versus order and integration").
     ``"full"`` for the first-order SE(3) element: its strain is constant along the element
     (screw interpolation, Sonneville, Cardona & Brüls 2014), so every rule gives the same
-    forces and stiffness.  The beam's inertia always takes p + 1 points, which integrate the
-    consistent mass Σ N_k N_l exactly (with p points its rank drops by 6 per element).
+    forces and stiffness.  The beam's inertia always takes p + 1 points, which integrate
+    Σ N_k N_l exactly (with p points the mass's rank drops by 6 per element); the Galerkin
+    mass of n-node elements (:mod:`.inertia`) has integrands of higher degree, which more
+    points change by less than the discretization error (docs/elements/beam-se3.md).
     """
     if formulation == "se3" and order == 1 and interpolation == "lagrange":
         return "full"

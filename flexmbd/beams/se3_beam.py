@@ -89,7 +89,7 @@ def section_velocity_map(R, x, N):
     (test functions = variations of the trial functions; contrast the interpolated
     velocities Σ N_k η_k, a Petrov-Galerkin choice: Eugster & Harsch, "A family of total
     Lagrangian Petrov-Galerkin Cosserat rod finite element formulations", 2023,
-    arXiv:2304.05036, sec. 4).  Exact for rigid motions of the element, H_k(t) = G(t) H_k.
+    arXiv:2304.05036).  Exact for rigid motions of the element, H_k(t) = G(t) H_k.
     """
     R = np.asarray(R, dtype=float)
     x = np.asarray(x, dtype=float)
