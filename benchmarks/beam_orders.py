@@ -4,6 +4,7 @@ SE(3) and first-order R³×R³ elements, same model, same step.
 
     python -m benchmarks.beam_orders [--steps 3500] [--repeat 2] [--only se3-1,se3-3]
     python -m benchmarks.beam_orders --profile se3-3       # cProfile of one variant
+    python -m benchmarks.beam_orders --inertia-calls        # one inertia group call per variant
 
 The model: P3's straight cantilever section (0.01 m square, E = 2.1e11, ν = 0.3,
 ρ = 7800), L = 1 m along x, clamped at x = 0, under gravity and a tip force
@@ -80,13 +81,41 @@ def measure(variant, steps, repeat):
                 assembly_share=asm / wall, assembly=res.stats.get("assembly", ""), tip=tip)
 
 
+def inertia_calls(variants, calls=2000, repeat=5):
+    """CPU time (process time: less disturbed by other jobs than wall time) of one
+    ``BeamInertiaGroup.inertia_force`` call with Jacobians (random twists and rates), min
+    over ``repeat`` batches of ``calls``."""
+    from flexmbd.beams.groups import BeamInertiaGroup
+
+    for v in variants:
+        m, _ = build(v)
+        groups = [g for g in m.freeze().groups if isinstance(g, BeamInertiaGroup)]
+        if not groups:
+            continue
+        g = groups[0]
+        rng = np.random.default_rng(0)
+        vb, ab = rng.standard_normal(g.dof_index.shape), rng.standard_normal(g.dof_index.shape)
+        g.inertia_force(None, vb, ab, True)
+        best = np.inf
+        for _ in range(repeat):
+            t0 = time.process_time()
+            for _ in range(calls):
+                g.inertia_force(None, vb, ab, True)
+            best = min(best, (time.process_time() - t0) / calls)
+        print(f"{v}: {1e6 * best:.1f} µs CPU per inertia_force call ({len(g)} elements)", flush=True)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--steps", type=int, default=3500)
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--only", default=",".join(VARIANTS))
     ap.add_argument("--profile", metavar="VARIANT")
+    ap.add_argument("--inertia-calls", action="store_true")
     args = ap.parse_args(argv)
+    if args.inertia_calls:
+        inertia_calls(args.only.split(","))
+        return
     if args.profile:
         run(args.profile, 3)
         pr = cProfile.Profile()

@@ -18,7 +18,8 @@ from ..nodes import R3R3, SE3
 from ..rotations import rotation_matrix
 from .formulations import BeamFormulation, register_formulation
 from .geometry import CircularArc, NurbsReference, StraightLine
-from .se3_beam import reference_strains, relative_twists
+from .inertia import velocity_map
+from .se3_beam import reference_strains, relative_twists, section_velocity_map
 from .se3_linear import relative_twist
 from .shape import NurbsCurve, gauss_legendre, lagrange, nurbs_elements
 
@@ -37,8 +38,10 @@ def default_integration(formulation: str, order: int, interpolation: str = "lagr
     cantilever (docs/verification-beams.md, "Locking versus order and integration").
     ``"full"`` for the first-order SE(3) element: its strain is constant along the element
     (screw interpolation, Sonneville, Cardona & Brüls 2014), so every rule gives the same
-    forces and stiffness.  The beam's inertia always takes p + 1 points, which integrate the
-    consistent mass Σ N_k N_l exactly (with p points its rank drops by 6 per element).
+    forces and stiffness.  The beam's inertia always takes p + 1 points, which integrate
+    Σ N_k N_l exactly (with p points the mass's rank drops by 6 per element); the Galerkin
+    mass of n-node elements (:mod:`.inertia`) has integrands of higher degree, which more
+    points change by less than the discretization error (docs/elements/beam-se3.md).
     """
     if formulation == "se3" and order == 1 and interpolation == "lagrange":
         return "full"
@@ -195,15 +198,17 @@ def beam_groups(system, specs):
         by_type.setdefault(key, []).append(spec)
     for (kind, nn), group in by_type.items():
         names, dofs, cfgs, parts = [], [], [], {k: [] for k in ("N", "dN", "w", "d0", "length", "eps0", "D", "Ms",
-                                                                "N_inertia", "w_inertia")}
+                                                                "P_inertia", "w_inertia")}
         for spec in group:
             d, nodes = spec.data, spec.bodies
             k = len(d["conn"])
             names += [f"{spec.name}.e{i}" for i in range(k)]
             dofs.append(_element_rows(system.dof_rows(nodes, nodes[0].kind), d["conn"]))
             cfgs.append(_element_rows(system.config_rows(nodes, nodes[0].kind), d["conn"]))
-            for key in ("N", "dN", "w", "length", "N_inertia", "w_inertia"):
+            for key in ("N", "dN", "w", "length", "w_inertia"):
                 parts[key].append(d[key])
+            if kind == "se3-n":
+                parts["P_inertia"].append(d["P_inertia"])
             parts["d0" if kind == "se3-2" else "eps0"].append(d["d0" if kind == "se3-2" else "eps0"])
             parts["D"].append(np.broadcast_to(d["section"].stiffness_matrix(), (k, 6, 6)))
             parts["Ms"].append(np.broadcast_to(d["section"].inertia_matrix(), (k, 6, 6)))
@@ -211,14 +216,15 @@ def beam_groups(system, specs):
         dofs, cfgs = np.concatenate(dofs), np.concatenate(cfgs)
         if kind == "se3-2":
             forces.append(BeamElasticGroup(names, dofs, cfgs, cat["d0"], cat["length"], cat["D"]))
-            # two Gauss points integrate the (cubic) inertia integrands of linear elements exactly
+            # two Gauss points integrate the (cubic) inertia integrands of linear elements exactly;
+            # the nodes' twists interpolated linearly ([SCB14], inertia.py)
             zg, wg = gauss_legendre(2)
-            N, w = lagrange(1, zg)[0], cat["length"][:, None] * wg[None, :]
+            P, w = velocity_map(lagrange(1, zg)[0]), cat["length"][:, None] * wg[None, :]
         else:
             forces.append(BeamElasticGroupN(names, dofs, cfgs, cat["N"], cat["dN"], cat["w"], cat["eps0"], cat["D"]))
-            N, w = cat["N_inertia"], cat["w_inertia"]        # p + 1 points whatever the elastic rule
+            P, w = cat["P_inertia"], cat["w_inertia"]        # p + 1 points whatever the elastic rule
         if np.any(cat["Ms"] != 0):
-            inertia.append(BeamInertiaGroup(names, dofs, cfgs, N, w, cat["Ms"]))
+            inertia.append(BeamInertiaGroup(names, dofs, cfgs, P, w, cat["Ms"]))
     return inertia, forces
 
 
@@ -317,6 +323,8 @@ class SE3Formulation(_ExactFormulation):
         else:
             Rn = rotation_matrix(q[:, 3:]).reshape(-1, 3, 3)
             data["eps0"] = reference_strains(Rn[conn], q[conn][..., :3], data["N"], data["dN"])
+            # the inertia's velocity map: the Galerkin one of the interpolation about the reference
+            data["P_inertia"] = section_velocity_map(Rn[conn], q[conn][..., :3], data["N_inertia"])
 
 
 class R3R3Formulation(_ExactFormulation):

@@ -29,16 +29,21 @@ _R3R3_MODES = {"reduced": 0, "full": 1, "hw": 2}
 
 
 class BeamInertiaGroup(InertiaGroup):
-    """Consistent inertia of every element of the beams of one interpolation."""
+    """Consistent inertia of every element of the beams of one interpolation: section
+    twists η_g = P_g η_e by the constant velocity maps ``P`` (E or 1, G, 6, 6n) at the
+    Gauss points (:mod:`.inertia`)."""
 
     kind = SE3
 
-    def __init__(self, names, dof_index, config_index, N, w, Ms):
+    def __init__(self, names, dof_index, config_index, P, w, Ms):
         self.element_names = list(names)
         self.dof_index = np.asarray(dof_index, dtype=int)
         self.config_index = np.asarray(config_index, dtype=int)
         self.n_nodes = self.dof_index.shape[1] // 6
-        self.N, self.w, self.Ms = N, np.asarray(w, float), np.asarray(Ms, float)
+        self.P, self.w, self.Ms = _inertia.velocity_map(P), np.asarray(w, float), np.asarray(Ms, float)
+        zero = np.zeros((len(self), self.n_nodes, 6))
+        #: the constant mass matrices Σ w Pᵀ M_s P (E, 6n, 6n), summed once
+        self.M = _inertia.inertia_forces(zero, zero, self.P, self.w, self.Ms)[2]
 
     def __len__(self):
         return len(self.element_names)
@@ -47,17 +52,17 @@ class BeamInertiaGroup(InertiaGroup):
         return x.reshape(len(self), self.n_nodes, 6)
 
     def inertia_force(self, qb, vb, ab, jacobians=True):
-        F, D, M = _inertia.inertia_forces(self._nodes(vb), self._nodes(ab), self.N, self.w, self.Ms, jacobians)
+        F, D, M = _inertia.inertia_forces(self._nodes(vb), self._nodes(ab), self.P, self.w, self.Ms, jacobians,
+                                          self.M)
         if not jacobians:
             return F, None, None, None
         return F, np.zeros_like(M), D, M
 
     def mass_matrix(self, qb):
-        zero = np.zeros((len(self), self.n_nodes, 6))
-        return _inertia.inertia_forces(zero, zero, self.N, self.w, self.Ms)[2]
+        return self.M.copy()
 
     def element_kinetic_energy(self, qb, vb):
-        return _inertia.kinetic_energy(self._nodes(vb), self.N, self.w, self.Ms)
+        return _inertia.kinetic_energy(self._nodes(vb), self.P, self.w, self.Ms)
 
 
 class _ElasticBeamGroup(ForceGroup):

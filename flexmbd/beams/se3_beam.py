@@ -45,7 +45,8 @@ from ..rotations import rotation_matrix
 if USE_KERNELS:
     from ..kernels import se3_beam as _kernel
 
-__all__ = ["elastic_forces", "internal_forces", "reference_strains", "relative_twists", "section_forces"]
+__all__ = ["elastic_forces", "internal_forces", "reference_strains", "relative_twists", "section_forces",
+           "section_velocity_map", "twist_variation_map"]
 
 
 def relative_twists(R, x):
@@ -58,6 +59,48 @@ def relative_twists(R, x):
     xi = lie.se3_log(lie.se3_from_Rx(Rrel, xrel))
     xi[:, 0] = 0.0
     return xi
+
+
+def twist_variation_map(xi):
+    """Q (n_el, n, 6, 6n): δξ_k = Q_k δh for the node increments δh = (δh_1, …, δh_n),
+    δξ_k = T⁻¹(ξ_k) δh_k − T⁻¹(−ξ_k) δh_1 (k ≥ 2), Q_1 = 0 (module docstring)."""
+    n_el, n = xi.shape[:2]
+    Ti_p = lie.se3_Tinv(xi[:, 1:])
+    Ti_m = lie.se3_Tinv(-xi[:, 1:])
+    Q = np.zeros((n_el, n, 6, 6 * n))
+    for k in range(1, n):
+        Q[:, k, :, 6 * k:6 * k + 6] = Ti_p[:, k - 1]
+        Q[:, k, :, :6] = -Ti_m[:, k - 1]
+    return Q
+
+
+def section_velocity_map(R, x, N):
+    """P (n_el, n_points, 6, 6n): the twist of the section at the points with shape values
+    N (n_points, n) or (n_el, n_points, n), η(s) = P(s) (η_1, …, η_n), for the interpolation
+    H(s) = H_1 exp(ξ(s)), ξ(s) = Σ_k N_k(s) ξ_k, of node frames (R, x) (n_el, n, …).
+
+    Varying H_k ← H_k exp(δh_k) in exp(−ξ) exp(δh_1) exp(ξ + δξ) = exp(δh(s)) gives, to
+    first order, the section increment (equally its body-frame twist, δh → η dt)
+
+        δh(s) = Ad(exp(−ξ(s))) δh_1 + T_SE3(ξ(s)) Σ_k N_k(s) δξ_k,
+
+    δξ_k from :func:`twist_variation_map` — the variation the strain ε = T(ξ) ξ′ is built
+    on, so a mass built with P is the Bubnov-Galerkin mass of the same interpolation
+    (test functions = variations of the trial functions; contrast the interpolated
+    velocities Σ N_k η_k, a Petrov-Galerkin choice: Eugster & Harsch, "A family of total
+    Lagrangian Petrov-Galerkin Cosserat rod finite element formulations", 2023,
+    arXiv:2304.05036).  Exact for rigid motions of the element, H_k(t) = G(t) H_k.
+    """
+    R = np.asarray(R, dtype=float)
+    x = np.asarray(x, dtype=float)
+    xi = relative_twists(R, x)
+    n_el, n = xi.shape[:2]
+    N = np.broadcast_to(np.asarray(N, dtype=float), (n_el,) + np.shape(N)[-2:])
+    xi_s = np.einsum("egk,eki->egi", N, xi)
+    T = lie.se3_T(xi_s)
+    P = np.einsum("egij,egk,ekjb->egib", T, N, twist_variation_map(xi), optimize=True)
+    P[..., :6] += lie.se3_Ad(lie.se3_exp(-xi_s))
+    return P
 
 
 def _gauss_fields(xi, N, dN):
@@ -106,13 +149,7 @@ def internal_forces(R, x, N, dN, w, eps0, D, jacobians=True):
     B = N[..., None, None] * A[:, :, None] + dN[..., None, None] * T[:, :, None]  # (e,g,k,6,6)
     g = np.einsum("eg,egkij,egi->ekj", w, B, sig, optimize=True)  # ∂V/∂ξ_k
 
-    # δξ_k = T⁻¹(ξ_k) δh_k − T⁻¹(−ξ_k) δh_1 ; Q (n_el, n, 6, 6n), Q_1 = 0
-    Ti_p = lie.se3_Tinv(xi[:, 1:])
-    Ti_m = lie.se3_Tinv(-xi[:, 1:])
-    Q = np.zeros((n_el, n, 6, 6 * n))
-    for k in range(1, n):
-        Q[:, k, :, 6 * k:6 * k + 6] = Ti_p[:, k - 1]
-        Q[:, k, :, :6] = -Ti_m[:, k - 1]
+    Q = twist_variation_map(xi)
     f = np.einsum("ekij,eki->ej", Q, g)
     if not jacobians:
         return f, None, energy

@@ -151,31 +151,40 @@ def elastic_forces(qa, qb, d0, length, D, jacobians, f, K, V, sig_out):
 
 
 @njit(cache=True)
-def inertia_forces(v, a, N, w, Ms, jacobians, F, D, M):
-    """Element loop of ``inertia.inertia_forces``.  v, a (E, n, 6); N (E or 1, G, n);
-    w (E, G); Ms (E, 6, 6).  Fills F (E, 6n) and, if ``jacobians``, D, M (E, 6n, 6n)."""
+def inertia_forces(v, a, P, w, Ms, jacobians, with_mass, F, D, M):
+    """Element loop of ``inertia.inertia_forces``.  v, a (E, n, 6); P (E or 1, G, 6, 6n) the
+    velocity map η_g = P_g η_e at the Gauss points (zero entries skipped); w (E, G);
+    Ms (E, 6, 6).  Fills F (E, 6n) and, if ``jacobians``, D = Σ w Pᵀ (∂g/∂η) P and, if
+    ``with_mass`` (else M is left as given), M = Σ w Pᵀ M_s P (E, 6n, 6n)."""
     E, n = v.shape[0], v.shape[1]
+    m = 6 * n
     ng = w.shape[1]
     eta = np.empty(6)
     acc = np.empty(6)
     p = np.empty(6)
     g = np.empty(6)
     dg = np.empty((6, 6))
+    X = np.empty((6, m))
+    Y = np.empty((6, m))
     for el in range(E):
-        Ne = N[el if N.shape[0] > 1 else 0]
-        for a_ in range(6 * n):
+        Pe = P[el if P.shape[0] > 1 else 0]
+        for a_ in range(m):
             F[el, a_] = 0.0
             if jacobians:
-                for b_ in range(6 * n):
+                for b_ in range(m):
                     D[el, a_, b_] = 0.0
-                    M[el, a_, b_] = 0.0
+                    if with_mass:
+                        M[el, a_, b_] = 0.0
         for gp in range(ng):
             for i in range(6):
                 s = 0.0
                 r = 0.0
                 for k in range(n):
-                    s += Ne[gp, k] * v[el, k, i]
-                    r += Ne[gp, k] * a[el, k, i]
+                    for j in range(6):
+                        pij = Pe[gp, i, 6 * k + j]
+                        if pij != 0.0:
+                            s += pij * v[el, k, j]
+                            r += pij * a[el, k, j]
                 eta[i] = s
                 acc[i] = r
             for i in range(6):
@@ -195,10 +204,12 @@ def inertia_forces(v, a, N, w, Ms, jacobians, F, D, M):
             g[4] += U2 * p[0] - U0 * p[2] + O2 * p[3] - O0 * p[5]
             g[5] += U0 * p[1] - U1 * p[0] + O0 * p[4] - O1 * p[3]
             wg = w[el, gp]
-            for k in range(n):
-                c = wg * Ne[gp, k]
-                for i in range(6):
-                    F[el, 6 * k + i] += c * g[i]
+            for i in range(6):
+                c = wg * g[i]
+                for a_ in range(m):
+                    pia = Pe[gp, i, a_]
+                    if pia != 0.0:
+                        F[el, a_] += pia * c
             if not jacobians:
                 continue
             # dg = −ad(η)ᵀ M_s − [[0, p̃_U], [p̃_U, p̃_Ω]];  ad(η)ᵀ = [[−Ω̃, 0], [−Ũ, −Ω̃]]
@@ -222,29 +233,48 @@ def inertia_forces(v, a, N, w, Ms, jacobians, F, D, M):
                 dg[r0 + 2, c0 + 0] += x1
                 dg[r0 + 1, c0 + 2] += x0
                 dg[r0 + 2, c0 + 1] -= x0
-            for k in range(n):
-                for l_ in range(n):
-                    c = wg * Ne[gp, k] * Ne[gp, l_]
-                    for i in range(6):
-                        for j in range(6):
-                            D[el, 6 * k + i, 6 * l_ + j] += c * dg[i, j]
-                            M[el, 6 * k + i, 6 * l_ + j] += c * Ms[el, i, j]
+            # X = w dg P, Y = w M_s P (6, 6n); D += Pᵀ X, M += Pᵀ Y
+            for i in range(6):
+                for b_ in range(m):
+                    X[i, b_] = 0.0
+                    Y[i, b_] = 0.0
+            for j in range(6):
+                for b_ in range(m):
+                    pjb = Pe[gp, j, b_]
+                    if pjb != 0.0:
+                        for i in range(6):
+                            X[i, b_] += dg[i, j] * pjb
+                            if with_mass:
+                                Y[i, b_] += Ms[el, i, j] * pjb
+            for i in range(6):
+                for a_ in range(m):
+                    pia = Pe[gp, i, a_]
+                    if pia != 0.0:
+                        c = wg * pia
+                        for b_ in range(m):
+                            D[el, a_, b_] += c * X[i, b_]
+                        if with_mass:
+                            for b_ in range(m):
+                                M[el, a_, b_] += c * Y[i, b_]
 
 
 @njit(cache=True)
-def kinetic_energy(v, N, w, Ms, T):
-    """½ Σ_g w_g η_gᵀ M_s η_g per element (``inertia.kinetic_energy``)."""
+def kinetic_energy(v, P, w, Ms, T):
+    """½ Σ_g w_g η_gᵀ M_s η_g per element, η_g = P_g η_e (``inertia.kinetic_energy``)."""
     E, n = v.shape[0], v.shape[1]
     ng = w.shape[1]
     eta = np.empty(6)
     for el in range(E):
-        Ne = N[el if N.shape[0] > 1 else 0]
+        Pe = P[el if P.shape[0] > 1 else 0]
         t = 0.0
         for gp in range(ng):
             for i in range(6):
                 s = 0.0
                 for k in range(n):
-                    s += Ne[gp, k] * v[el, k, i]
+                    for j in range(6):
+                        pij = Pe[gp, i, 6 * k + j]
+                        if pij != 0.0:
+                            s += pij * v[el, k, j]
                 eta[i] = s
             q = 0.0
             for i in range(6):

@@ -26,8 +26,9 @@ Contents
    :func:`newmark_family_spectral_radius`, :func:`two_mass_chain_modes`.
 6. Beams: the elastica, a cantilever under a tip load, exact through elliptic
    integrals: :func:`elastica_cantilever`; natural frequencies of a Timoshenko
-   cantilever (shear and rotary inertia) by shooting:
-   :func:`timoshenko_cantilever_frequencies`.
+   cantilever (shear and rotary inertia) by shooting,
+   :func:`timoshenko_cantilever_frequencies`, and from the closed-form frequency
+   equation, :func:`timoshenko_cantilever_frequency_equation` (each checks the other).
 7. Rolling contact geometry: the path of a wheel's centre over a smooth profile it follows,
    on a rail or on a roller (the offset curve): :func:`wheel_centre_offset_curve`.
 
@@ -87,6 +88,7 @@ __all__ = [
     "ElasticaTip",
     "elastica_cantilever",
     "timoshenko_cantilever_frequencies",
+    "timoshenko_cantilever_frequency_equation",
 ]
 
 #: Integration tolerances used by the ODE references (relative, absolute).
@@ -1533,6 +1535,64 @@ def timoshenko_cantilever_frequencies(length: float, EI: float, kGA: float, rhoA
         vals = [det(w) for w in grid]
         i = next(j for j in range(len(grid) - 1, 0, -1) if np.sign(vals[j - 1]) != np.sign(vals[j]))
         out.append(brentq(det, grid[i - 1], grid[i], xtol=1e-13 * w_eb, rtol=1e-14))
+    return np.array(out)
+
+
+def timoshenko_cantilever_frequency_equation(length: float, EI: float, kGA: float, rhoA: float, rhoI: float,
+                                             modes: int = 2) -> np.ndarray:
+    """Bending natural frequencies [rad/s] of a clamped-free Timoshenko beam from the
+    closed-form frequency equation (no ODE solver: an independent check of
+    :func:`timoshenko_cantilever_frequencies`; Huang, J. Appl. Mech. 28 (1961) 579-584;
+    Han, Benaroya & Wei, J. Sound Vib. 225 (1999) 935-988, sec. 5).
+
+    With w, ψ ∝ e^{λx} in kGA (w'' − ψ') + ρA ω² w = 0, EI ψ'' + kGA (w' − ψ) + ρI ω² ψ = 0:
+
+        EI kGA λ⁴ + ω² (EI ρA + kGA ρI) λ² + ρA ω² (ρI ω² − kGA) = 0,
+        ψ-amplitude / w-amplitude = (kGA λ² + ρA ω²) / (kGA λ)  (odd in λ).
+
+    Below the cut-off ω² < kGA/ρI the roots are λ² = a² > 0 and λ² = −b² < 0, so
+    w = C₁ cosh ax + C₂ sinh ax + C₃ cos bx + C₄ sin bx,
+    ψ = α (C₁ sinh ax + C₂ cosh ax) + β (C₃ sin bx − C₄ cos bx),
+    α = (kGA a² + ρA ω²)/(kGA a), β = (ρA ω² − kGA b²)/(kGA b).  The clamped end
+    (w = ψ = 0) gives C₃ = −C₁, C₄ = (α/β) C₂; the free end (ψ' = 0, w' − ψ = 0) leaves the
+    2×2 determinant
+
+        | α a cosh aL − β b cos bL             α (a sinh aL + b sin bL)            |
+        | (a − α) sinh aL + (b + β) sin bL     (a − α) cosh aL + (b + β)(α/β) cos bL |  = 0,
+
+    whose roots are bracketed as in :func:`timoshenko_cantilever_frequencies`.  Valid for
+    modes below the cut-off frequency √(kGA/ρI) (all low modes of slender beams).
+    """
+    L, EI, kGA, rhoA, rhoI = map(float, (length, EI, kGA, rhoA, rhoI))
+
+    def det(w):
+        w2 = w * w
+        B = w2 * (EI * rhoA + kGA * rhoI)
+        C = rhoA * w2 * (rhoI * w2 - kGA)
+        disc = np.sqrt(B * B - 4.0 * EI * kGA * C)
+        a = np.sqrt((-B + disc) / (2.0 * EI * kGA))
+        b = np.sqrt((B + disc) / (2.0 * EI * kGA))
+        al = (kGA * a * a + rhoA * w2) / (kGA * a)
+        be = (rhoA * w2 - kGA * b * b) / (kGA * b)
+        ch, sh, c, s = np.cosh(a * L), np.sinh(a * L), np.cos(b * L), np.sin(b * L)
+        m11 = al * a * ch - be * b * c
+        m12 = al * (a * sh + b * s)
+        m21 = (a - al) * sh + (b + be) * s
+        m22 = (a - al) * ch + (b + be) * (al / be) * c
+        return (m11 * m22 - m12 * m21) / ch ** 2
+
+    cutoff = np.sqrt(kGA / rhoI) if rhoI > 0 else np.inf
+    out = []
+    for k in range(1, int(modes) + 1):
+        beta = brentq(lambda x: np.cos(x) * np.cosh(x) + 1.0, (k - 1) * np.pi, k * np.pi, xtol=1e-15)
+        w_eb = beta**2 * np.sqrt(EI / (rhoA * L**4))
+        if w_eb >= cutoff:
+            raise ValueError(f"timoshenko_cantilever_frequency_equation: mode {k} lies near or above the cut-off "
+                             f"frequency {cutoff:.6g} rad/s; use timoshenko_cantilever_frequencies")
+        grid = np.linspace(0.5 * w_eb, w_eb * (1.0 + 1e-9), 401)
+        vals = [det(w) for w in grid]
+        i = next(j for j in range(len(grid) - 1, 0, -1) if np.sign(vals[j - 1]) != np.sign(vals[j]))
+        out.append(brentq(det, grid[i - 1], grid[i], xtol=1e-14 * w_eb, rtol=4 * np.finfo(float).eps))
     return np.array(out)
 
 

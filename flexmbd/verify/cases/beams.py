@@ -121,6 +121,51 @@ def roll_up():
                     source="analytic", mode="abs")]
 
 
+# ------------------------------------------------------------------ frequencies
+#: (label, Model.beam options, coarse element count): errors above the eigenvalues' rounding
+FREQUENCY_MESHES = (
+    ("quadratic NURBS", dict(order=2, interpolation="nurbs"), 8),
+    ("cubic NURBS", dict(order=3, interpolation="nurbs"), 8),
+    ("3rd-order Lagrange", dict(order=3), 2),
+)
+
+
+def _bending_frequencies(n, **beam):
+    """Bending frequencies 1 and 2 [rad/s] of P3's straight cantilever section with ρ = 7850,
+    linearised about the reference (flexmbd.solvers.modes), clamped at x = 0."""
+    from ...solvers.modes import linear_modes
+
+    sec = Section.rectangle(0.01, 0.01, E=2.1e11, nu=0.3, rho=7850)
+    m = fm.Model()
+    b = m.beam("rod", section=sec, elements=n, start=(0, 0, 0), end=(1, 0, 0), **beam)
+    m.fixed(fm.GROUND, b.first)
+    return linear_modes(m).omega[[0, 2]], sec
+
+
+@case("beam-frequency-orders", description="cantilever bending frequencies 1-2 of SE(3) beams vs the Timoshenko "
+      "beam: observed order ≥ 2p − 0.4 per halving (quadratic and cubic NURBS, cubic Lagrange)")
+def frequency_orders():
+    """A consistent (Galerkin) mass gives frequency errors O(h^{2p}) for degree p; the inertia
+    of the n-node elements is the Galerkin one of their interpolation (beams/inertia.py).
+    The bound 2p − 0.4 is log2(0.75 · 2^{2p}): a quarter below the asymptotic ratio."""
+    from ..references import timoshenko_cantilever_frequencies
+
+    out = []
+    for label, opts, n in FREQUENCY_MESHES:
+        (w1, sec), (w2, _) = _bending_frequencies(n, **opts), _bending_frequencies(2 * n, **opts)
+        ref = timoshenko_cantilever_frequencies(1.0, sec.EI3, sec.GA2, sec.rhoA, sec.rhoI3, 2)
+        order = np.log2(np.abs(w1 / ref - 1) / np.abs(w2 / ref - 1))
+        p = opts["order"]
+        for k in range(2):
+            out.append(compare("beam-frequency-orders", f"observed order, mode {k + 1}, {label}, {n} → {2 * n}",
+                               2 * p - 0.4, float(order[k]), tolerance=0.0, mode="min",
+                               source=f"consistent mass of degree {p}: O(h^{2 * p})"))
+        out.append(compare("beam-frequency-orders", f"mode 2 frequency, {label}, {2 * n} elements", ref[1],
+                           float(w2[1]), unit="rad/s", tolerance=1e-4,
+                           source="Timoshenko cantilever (shear, rotary inertia), shooting"))
+    return out
+
+
 # ------------------------------------------------------------------ dynamics (P3)
 def _p3_run(which, elements, **beam):
     from ...examples import p3_beams as P
