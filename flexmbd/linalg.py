@@ -3,9 +3,11 @@
 Methods (``LinearSolver(method)``, model files' ``linear_solver``):
 
 ``dense``    LAPACK LU with partial pivoting (dgetrf/dgetrs) of the full matrix.
-``banded``   the unknowns renumbered by reverse Cuthill–McKee, then LAPACK banded LU
-             with partial pivoting (dgbtrf/dgbtrs).  Beams and chains give bands of
-             half-width 14–28 whatever their length.
+``banded``   the unknowns renumbered by reverse Cuthill–McKee (of the unknowns or of
+             their groups, :func:`grouped_order`), then LAPACK banded LU with partial
+             pivoting (dgbtrf/dgbtrs; the compiled Newton step calls the same routines,
+             kernels/banded.py).  Beams and chains give bands of half-width 11–17
+             whatever their length.
 ``superlu``  SciPy's SuperLU, COLAMD column ordering.
 ``klu``, ``umfpack``  SuiteSparse's KLU and UMFPACK through the optional package
              kvxopt (``pip install kvxopt`` or ``pip install flexmbd[fast]``).
