@@ -816,7 +816,8 @@ def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, scaled, max_iter
                 status[2] = it
                 return SINGULAR, x, norm, chk, qe[:n].copy(), v, a
             fresh = True
-            prev_error = np.inf     # the estimates of another factorization do not compare
+            if policy != FULL:      # the estimates of another kept factorization do not compare; full
+                prev_error = np.inf     # Newton's, one a fresh matrix each, do (solvers/newton.py ``stagnated``)
             theta = 0.0
         dx = _solve(LU, piv, -r, band)
         if by_scale:
