@@ -50,18 +50,19 @@ def _solve(count, LU, piv, b):
 
 
 @njit
-def _project(count, x, v_base, gp, qe, ve, ae, n, m, layout, vsize, bsize, pos, vec, blk, phi, ib, fb, tb, tab, LU,
-             piv, factored):
+def _project(count, x, v_base, gp, qe, ve, ae, n, m, layout, vsize, bsize, pos, band, vec, blk, phi, ib, fb, tb, tab,
+             LU, piv, factored):
     for _ in range(count):
-        k._velocity(True, x, v_base, gp, qe, ve, ae, n, m, layout, vsize, bsize, pos, vec, blk, phi, ib, fb, tb, tab,
-                    LU, piv, factored)
+        k._velocity(True, x, v_base, gp, qe, ve, ae, n, m, layout, vsize, bsize, pos, band, vec, blk, phi, ib, fb, tb,
+                    tab, LU, piv, factored, np.zeros((0, 0)), np.zeros(0, dtype=np.int64))
 
 
 @njit
-def _consistent(count, q, v, ground_q, n_ext, m, layout, vsize, bsize, vec_index, pos, vec, blk, ib, fb, tb, tab):
+def _consistent(count, q, v, ground_q, n_ext, m, layout, vsize, bsize, vec_index, pos, band, vec, blk, ib, fb, tb,
+                tab, LU, piv, factored, P, Ppiv, kept, scale):
     for _ in range(count):
-        k.consistent_accelerations(q, v, ground_q, n_ext, m, layout, vsize, bsize, vec_index, pos, vec, blk, ib, fb,
-                                   tb, tab, True)
+        k.consistent_accelerations(q, v, ground_q, n_ext, m, layout, vsize, bsize, vec_index, pos, band, vec, blk, ib,
+                                   fb, tb, tab, True, LU, piv, factored, P, Ppiv, kept, scale)
 
 
 def _time(fun, *args, count=200, repeat=25):
@@ -96,12 +97,18 @@ def main(steps=100, h=0.01):
     k.lu_factor(LU, piv)
     cost["solve"] = _time(_solve, LU, piv, np.ones(N))
     ve2, ae2 = np.zeros(system.n_ext), np.zeros(system.n_ext)
+    dense = np.zeros(0, dtype=np.int64)      # the dense storage (kernels/assembly.py ``_matrix``)
     pargs = (run.qdd[j].copy(), run.v[j].copy(), 0.0, qe.copy(), ve2, ae2, n, m, ca.layout, ca.vsize, ca.bsize, ca.pos,
-             ca.vec, ca.blk, phi, *ca.arrays(0.0))
+             dense, ca.vec, ca.blk, phi, *ca.arrays(0.0))
     cost["projection (refined)"] = _time(_project, *pargs, LU, piv, True)
     cost["projection (own LU)"] = _time(_project, *pargs, LU, piv, False)
-    cost["consistent q'', λ"] = _time(_consistent, run.q[j], run.v[j], ca.ground_q, ca.n_ext, m, ca.layout, ca.vsize,
-                                      ca.bsize, ca.vec_index, ca.pos, ca.vec, ca.blk, *ca.arrays(0.0))
+    cargs = (run.q[j], run.v[j], ca.ground_q, ca.n_ext, m, ca.layout, ca.vsize, ca.bsize, ca.vec_index, ca.pos, dense,
+             ca.vec, ca.blk, *ca.arrays(0.0), LU, piv)
+    P = k._projection_matrix(qe.copy(), ve2, ae2, n, m, ca.layout, ca.vsize, ca.bsize, ca.pos, dense, ca.vec, ca.blk,
+                             phi, *ca.arrays(0.0), True)
+    no_piv = np.zeros(0, dtype=np.int64)
+    cost["consistent q'', λ (own LU)"] = _time(_consistent, *cargs, False, P, no_piv, False, run.qdd[j])
+    cost["consistent (kept matrix, refined)"] = _time(_consistent, *cargs, True, P, no_piv, True, run.qdd[j])
     print(f"slider-crank, {N} unknowns, at t = {run.t[j]:.3g} s of a {steps}-step run (h = {h:g} s)")
     print("\none operation alone (µs):")
     for key, value in cost.items():

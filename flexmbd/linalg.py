@@ -3,9 +3,11 @@
 Methods (``LinearSolver(method)``, model files' ``linear_solver``):
 
 ``dense``    LAPACK LU with partial pivoting (dgetrf/dgetrs) of the full matrix.
-``banded``   the unknowns renumbered by reverse Cuthill–McKee, then LAPACK banded LU
-             with partial pivoting (dgbtrf/dgbtrs).  Beams and chains give bands of
-             half-width 14–28 whatever their length.
+``banded``   the unknowns renumbered by reverse Cuthill–McKee (of the unknowns or of
+             their groups, :func:`grouped_order`), then LAPACK banded LU with partial
+             pivoting (dgbtrf/dgbtrs; the compiled Newton step calls the same routines,
+             kernels/banded.py).  Beams and chains give bands of half-width 11–17
+             whatever their length.
 ``superlu``  SciPy's SuperLU, COLAMD column ordering.
 ``klu``, ``umfpack``  SuiteSparse's KLU and UMFPACK through the optional package
              kvxopt (``pip install kvxopt`` or ``pip install flexmbd[fast]``).
@@ -20,6 +22,8 @@ assembled dense) is always factorized densely.  Timings: docs/performance.md,
 "Linear solvers".
 """
 from __future__ import annotations
+
+import weakref
 
 import numpy as np
 import scipy.sparse as sp
@@ -81,20 +85,84 @@ class _Dense:
         return dgetrs(self.lu, self.piv, b)[0]
 
 
+def _band(A, p):
+    """(kl, ku, band rows, band columns) of A's entries after the renumbering p."""
+    n = A.shape[0]
+    inv = np.empty(n, np.intp)
+    inv[p] = np.arange(n)
+    r = inv[np.repeat(np.arange(n), np.diff(A.indptr))]
+    c = inv[A.indices]
+    return int(max(0, (r - c).max(initial=0))), int(max(0, (c - r).max(initial=0))), r, c
+
+
+def grouped_order(S):
+    """A renumbering for a narrow band of a Newton matrix [K Φ_qᵀ; Φ_q 0] from its
+    symmetric pattern S alone: reverse Cuthill–McKee of the graph of coordinate *groups*
+    (rows with a structural diagonal and identical patterns among those rows — a body's or
+    a node's coordinates), each group numbered in one run, and every row without a
+    diagonal (a constraint equation) placed beside its coordinates: just before the last
+    group it couples when it couples several (a joint between bodies i and i+1: between
+    them), else on the side of its group away from the group's neighbours (a body's
+    normalisation, a joint to ground at the end of a chain: outside).  Plain RCM of the unknowns interleaves the
+    coordinates of neighbouring bodies and the equations of their joints, which widens the
+    band (chain-100: half-width 28 against 17; cantilever-256: 16 against 11;
+    docs/performance.md, "Linear solvers")."""
+    n = S.shape[0]
+    rows = np.repeat(np.arange(n), np.diff(S.indptr))
+    cols = S.indices
+    diag = np.zeros(n, bool)
+    diag[rows[cols == rows]] = True
+    coord = np.flatnonzero(diag)
+    if coord.size == 0:
+        return reverse_cuthill_mckee(S, symmetric_mode=True).astype(np.intp)
+    # coordinate rows with the same coordinate columns: equal weighted sums (a collision of
+    # the random weights would only join two groups, i.e. widen the band, never be wrong)
+    both = diag[rows] & diag[cols]
+    w = np.random.default_rng(12345).random((3, n))
+    sig = np.stack([np.bincount(rows[both], weights=w[k][cols[both]], minlength=n)[coord] for k in range(3)]
+                   + [np.bincount(rows[both], minlength=n)[coord].astype(float)], axis=1)
+    _, grp = np.unique(sig, axis=0, return_inverse=True)
+    grp = grp.reshape(-1)
+    group = np.full(n, -1)
+    group[coord] = grp
+    g = int(grp.max()) + 1
+    G = sp.csr_matrix((np.ones(int(both.sum())), (group[rows[both]], group[cols[both]])), shape=(g, g))
+    order = reverse_cuthill_mckee(G.tocsr(), symmetric_mode=True)
+    rank = np.empty(g)
+    rank[order] = np.arange(g)
+    key = np.full(n, np.inf)
+    key[coord] = rank[grp]
+    # the equations: beside the groups they couple
+    eq = ~diag[rows] & diag[cols]
+    hi = np.full(n, -np.inf)
+    lo = np.full(n, np.inf)
+    np.maximum.at(hi, rows[eq], rank[group[cols[eq]]])
+    np.minimum.at(lo, rows[eq], rank[group[cols[eq]]])
+    # where a group's neighbouring groups lie: above its rank (+) or below (−) on average
+    G = G.tocoo()
+    side = np.bincount(G.row, weights=np.sign(rank[G.col] - rank[G.row]), minlength=g)
+    eq_rows = np.flatnonzero(~diag & np.isfinite(hi))
+    single = lo[eq_rows] == hi[eq_rows]
+    outward = np.where(side[order[hi[eq_rows].astype(np.intp)]] > 0, -0.5, 0.5)
+    key[eq_rows] = hi[eq_rows] + np.where(single, outward, -0.5)
+    return np.argsort(key, kind="stable").astype(np.intp)
+
+
 class _Banded:
-    """Banded LU after a reverse Cuthill–McKee renumbering of A + Aᵀ's pattern."""
+    """Banded LU after a renumbering of A + Aᵀ's pattern: reverse Cuthill–McKee of the
+    unknowns or of their groups (:func:`grouped_order`), whichever gives fewer flops."""
     name = "banded"
 
     def __init__(self, A):
         n = A.shape[0]
         S = sp.csr_matrix((np.ones(A.nnz), A.indices, A.indptr), shape=A.shape)
-        self.p = reverse_cuthill_mckee((S + S.T).tocsr(), symmetric_mode=True).astype(np.intp)
-        inv = np.empty(n, np.intp)
-        inv[self.p] = np.arange(n)
-        r = inv[np.repeat(np.arange(n), np.diff(A.indptr))]
-        c = inv[A.indices]
-        self.kl = int(max(0, (r - c).max(initial=0)))
-        self.ku = int(max(0, (c - r).max(initial=0)))
+        S = (S + S.T).tocsr()
+        best = None
+        for p in (reverse_cuthill_mckee(S, symmetric_mode=True).astype(np.intp), grouped_order(S)):
+            kl, ku, r, c = _band(A, p)
+            if best is None or kl * (kl + ku + 1) < best[1] * (best[1] + best[2] + 1):
+                best = (p, kl, ku, r, c)
+        self.p, self.kl, self.ku, r, c = best
         # LAPACK band storage: A[i, j] at row kl + ku + i − j of a (2 kl + ku + 1) × n Fortran
         # array; the top kl rows take the fill of the row interchanges.  It is kept as its
         # transpose, an n × ld C array, made at the first factorization and then reused
@@ -195,6 +263,29 @@ def _choose(A):
     if kvx:
         return _SuiteSparse(A, "klu" if A.nnz <= KLU_MAX_NNZ else "umfpack")
     return _SuperLU()
+
+
+def band_plan(pattern, method: str = "auto") -> "_Banded | None":
+    """The banded LU's analysis of a sparse pattern (permutation, band, storage positions)
+    when ``method`` factorizes it so — "banded", or "auto" choosing it (:func:`_choose`) —
+    else None.  The compiled Newton step (kernels/banded.py) factorizes with it.  Kept per
+    pattern object (systems of one structure share theirs: system.py ``_PATTERNS``)."""
+    if method not in ("banded", "auto"):
+        return None
+    ref, plans = _PLANS.get(id(pattern), (None, None))
+    if ref is None or ref() is not pattern:
+        if len(_PLANS) > 64:
+            _PLANS.clear()
+        plans = {}
+        _PLANS[id(pattern)] = (weakref.ref(pattern), plans)
+    if method not in plans:
+        plan = _Banded(pattern) if method == "banded" else _choose(pattern)
+        plans[method] = plan if isinstance(plan, _Banded) else None
+    return plans[method]
+
+
+#: band_plan's analyses: id(pattern) → (weak reference to it, {method: plan})
+_PLANS: dict = {}
 
 
 class LinearSolver:

@@ -177,19 +177,21 @@ def test_projection_by_refinement_is_the_projection():
                    *ca.arrays(0.0))
     LU, piv = k._dense_matrix(ca.blk, ca.pos, nm), np.zeros(nm, dtype=np.int64)
     assert k.lu_factor(LU, piv)
+    dense = np.zeros(0, dtype=np.int64)     # the dense storage (kernels/assembly.py ``_matrix``)
     args = (np.zeros(n), v, 0.0, qe, zero.copy(), zero.copy(), n, system.m, ca.layout, ca.vsize, ca.bsize, ca.pos,
-            ca.vec, ca.blk, phi, *ca.arrays(0.0))
-    refined = k._velocity(True, *args, LU, piv, True)
-    direct = k._velocity(True, *args, LU, piv, False)
+            dense, ca.vec, ca.blk, phi, *ca.arrays(0.0))
+    no = (np.zeros((0, 0)), np.zeros(0, dtype=np.int64))     # nothing kept for the consistent solve
+    refined = k._velocity(True, *args, LU, piv, True, *no)
+    direct = k._velocity(True, *args, LU, piv, False, *no)
     Jq = system.constraint_jacobian(qe, 0.0, dense=True)
     assert np.max(np.abs(Jq @ v)) > 1e-4
     assert np.max(np.abs(Jq @ refined)) < 1e-13 * np.max(np.abs(refined))
     assert np.max(np.abs(refined - direct)) < 1e-14 * np.max(np.abs(direct))
     # refinement with an unrelated matrix does not converge: refused
-    A = k._projection_matrix(qe, zero.copy(), zero.copy(), n, system.m, ca.layout, ca.vsize, ca.bsize, ca.pos, ca.vec,
-                             ca.blk, phi, *ca.arrays(0.0), True)
+    A = k._projection_matrix(qe, zero.copy(), zero.copy(), n, system.m, ca.layout, ca.vsize, ca.bsize, ca.pos, dense,
+                             ca.vec, ca.blk, phi, *ca.arrays(0.0), True)
     rhs = np.r_[np.zeros(n), -(A[n:, :n] @ v)]
     B = A + np.diag(np.r_[np.full(n, 50.0), np.zeros(system.m)])
     LUb, pivb = B.copy(), np.zeros(nm, dtype=np.int64)
     assert k.lu_factor(LUb, pivb)
-    assert k._refine(A, LUb, pivb, rhs, v, n).shape[0] == 0
+    assert k._refine(A, LUb, pivb, rhs, v, n, dense).shape[0] == 0

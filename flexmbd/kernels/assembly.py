@@ -14,6 +14,7 @@ import numpy as np
 from numba import njit
 
 from .ancf_cable import constant_load, constant_mass
+from . import banded as _banded
 from .ancf_beam import elastic_forces as _ancf_forces
 from .ancf_cable import elastic_forces as _cable_forces
 from .bodies import spatial_inertia
@@ -602,7 +603,36 @@ def lu_solve(LU, piv, b):
 
 
 # ---------------------------------------------------------------------------
-# One Newton solve of a time step (dense systems), as solvers.newton / solvers.dynamics
+# The Newton matrix stored dense or banded: ``band`` empty (dense, N × N, ``pos`` the
+# block entries' dense positions) or [kl, ku, permutation] (kernels/banded.py: N × ld band
+# storage, ``pos`` the block entries' band positions)
+# ---------------------------------------------------------------------------
+@njit(cache=True)
+def _matrix(blk, pos, N, band):
+    """The matrix from the block buffer, in its storage."""
+    if band.shape[0] == 0:
+        return _dense_matrix(blk, pos, N)
+    return _banded.assemble(blk, pos, N, 2 * band[0] + band[1] + 1)
+
+
+@njit(cache=True)
+def _factor(A, piv, band):
+    """LU with partial pivoting in place; False: singular."""
+    if band.shape[0] == 0:
+        return lu_factor(A, piv)
+    return _banded.factor(A, piv, band[0], band[1])
+
+
+@njit(cache=True)
+def _solve(LU, piv, b, band):
+    if band.shape[0] == 0:
+        return lu_solve(LU, piv, b)
+    return _banded.solve(LU, piv, band, b)
+
+
+# ---------------------------------------------------------------------------
+# One Newton solve of a time step (dense or banded Newton matrix), as solvers.newton /
+# solvers.dynamics
 # ---------------------------------------------------------------------------
 #: outcome codes of :func:`newton_step`
 CONVERGED, NOT_FINITE, MAX_ITER, SINGULAR, ZERO_LENGTH, SINGULAR_PROJECTION = 0, 1, 2, 3, 4, 5
@@ -633,7 +663,8 @@ def _scaled_error(x, dx, n, scaled, floor):
 
 @njit(cache=True)
 def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, scaled, max_iter, policy, kept, project, ground_q,
-                n_ext, layout, vsize, bsize, vec_index, pos, vec, blk, ib, fb, tb, tab, LU, piv, status, stats):
+                n_ext, layout, vsize, bsize, vec_index, pos, band, vec, blk, ib, fb, tb, tab, LU, piv, status, stats,
+                P, Ppiv):
     """Newton on [F; Φ/β'] for q''_{n+1}, λ_{n+1} of one generalized-α/Newmark step.
 
     Convergence: scaled = [rtol, a_c, f_c, 100 ε, stagnation factor] the scaled test
@@ -653,7 +684,12 @@ def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, scaled, max_iter
     solvers/dynamics.py ``_project``), by refinement with the Newton factorization when it
     converges (:func:`_velocity`).
     Returns (code, x, residual 2-norm, [F; Φ], q_{n+1}, q'_{n+1}, q̈-like a_{n+1}) — the
-    last three at the last iterate.
+    last three at the last iterate.  The Newton matrix is dense or banded (``band``,
+    :func:`_matrix`): LU and piv hold its factorization in that storage.  P, Ppiv: arrays
+    of LU's and piv's shapes that receive the projection's matrix [M Φ_qᵀ; Φ_q 0] at
+    q_{n+1} (dense) or its factorization (banded) when the step converges and projects
+    (:func:`_velocity`; :func:`consistent_accelerations` reuses them), or empty arrays
+    (not kept).
     """
     n, m = q.shape[0], lam.shape[0]
     N = n + m
@@ -724,7 +760,7 @@ def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, scaled, max_iter
                 rate = np.inf
             if by_scale and not converged and status[0] == 1 and (fresh or policy > 0 or contraction):
                 # the iterate's error estimated by the correction of the factorization at hand
-                dx = lu_solve(LU, piv, -r)
+                dx = _solve(LU, piv, -r, band)
                 error = _scaled_error(x, dx, n, scaled, floor)
                 if status[1] > 0:   # against the last correction made with the same factorization
                     rate = error / last_step
@@ -759,8 +795,8 @@ def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, scaled, max_iter
         if converged:
             if contraction:
                 kept[2] = theta
-            v1 = _velocity(project, x, v_base, gp, qe, ve, ae, n, m, layout, vsize, bsize, pos, vec, blk, phi, ib, fb,
-                           tb, tab, LU, piv, status[0] == 1)
+            v1 = _velocity(project, x, v_base, gp, qe, ve, ae, n, m, layout, vsize, bsize, pos, band, vec, blk, phi, ib,
+                           fb, tb, tab, LU, piv, status[0] == 1, P, Ppiv)
             if v1.shape[0] == 0 or not np.all(np.isfinite(v1)):
                 status[2] = it
                 return SINGULAR_PROJECTION, x, norm, chk, qe[:n].copy(), v, a
@@ -770,19 +806,20 @@ def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, scaled, max_iter
             status[2] = it
             return MAX_ITER, x, norm, chk, qe[:n].copy(), v, a
         if need:
-            LU[:, :] = _dense_matrix(blk, pos, N)
+            LU[:, :] = _matrix(blk, pos, N, band)
             stats[1] += 1
             stats[2] += 1
             status[0] = 1
             status[1] = 0
-            if not lu_factor(LU, piv):
+            if not _factor(LU, piv, band):
                 status[0] = 0
                 status[2] = it
                 return SINGULAR, x, norm, chk, qe[:n].copy(), v, a
             fresh = True
-            prev_error = np.inf     # the estimates of another factorization do not compare
+            if policy != FULL:      # the estimates of another kept factorization do not compare; full
+                prev_error = np.inf     # Newton's, one a fresh matrix each, do (solvers/newton.py ``stagnated``)
             theta = 0.0
-        dx = lu_solve(LU, piv, -r)
+        dx = _solve(LU, piv, -r, band)
         if by_scale:
             last_step = _scaled_error(x, dx, n, scaled, floor)
         x += dx
@@ -796,8 +833,8 @@ def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, scaled, max_iter
 
 
 @njit(cache=True)
-def _projection_matrix(qe, ve, ae, n, m, layout, vsize, bsize, pos, vec, blk, phi, ib, fb, tb, tab, matrix):
-    """[M Φ_qᵀ; Φ_q 0] at qe (dense): the Newton matrix with c_M = 1, c_D = c_K = 0, from the
+def _projection_matrix(qe, ve, ae, n, m, layout, vsize, bsize, pos, band, vec, blk, phi, ib, fb, tb, tab, matrix):
+    """[M Φ_qᵀ; Φ_q 0] at qe (in the Newton matrix's storage, :func:`_matrix`): the Newton matrix with c_M = 1, c_D = c_K = 0, from the
     slots that contribute to it (not :data:`FORCE_SLOTS`, whose block parts are zeroed).
     ve, ae: buffers (zeroed here).  ``matrix`` is True, passed as a variable (a literal
     would compile evaluate_all a second time: docs/performance.md, "Cold start")."""
@@ -810,47 +847,83 @@ def _projection_matrix(qe, ve, ae, n, m, layout, vsize, bsize, pos, vec, blk, ph
     ae[:] = 0.0
     evaluate_all(qe, ve, ae, np.zeros(m), 1.0, 0.0, 0.0, 1.0, matrix, reduced, vsize, bsize, vec, blk, phi,
                  ib, fb, tb, tab)
-    return _dense_matrix(blk, pos, n + m)
+    return _matrix(blk, pos, n + m, band)
 
 
 @njit(cache=True)
-def _velocity(project, x, v_base, gp, qe, ve, ae, n, m, layout, vsize, bsize, pos, vec, blk, phi, ib, fb, tb, tab,
-              LU, piv, factored):
+def _velocity(project, x, v_base, gp, qe, ve, ae, n, m, layout, vsize, bsize, pos, band, vec, blk, phi, ib, fb, tb,
+              tab, LU, piv, factored, P, Ppiv):
     """q'_{n+1} = v_base + γ' q''; projected mass-orthogonally onto Φ_q q' = 0 if asked:
-    [M Φ_qᵀ; Φ_q 0] [Δq'; μ] = [0; −Φ_q q'].  With the Newton factorization at hand
-    (``factored``) the projection is solved by refinement with it (:func:`_refine`), else
-    (or if that does not converge) by a factorization of its own.  An empty array: the
-    projection matrix is singular."""
+    [M Φ_qᵀ; Φ_q 0] [Δq'; μ] = [0; −Φ_q q'].  A dense matrix with the Newton factorization
+    at hand (``factored``) is solved by refinement with it (:func:`_refine`), else (or if
+    that does not converge) by a factorization of its own; a banded one always by its own
+    (:func:`_refines`).  An empty array: the projection matrix is singular.  P, Ppiv
+    (if of the shapes of LU, piv): receive the projection matrix (dense) or its
+    factorization (banded) for :func:`consistent_accelerations`."""
     v1 = v_base + gp * x[:n]
     if not project or m == 0:
         return v1
     N = n + m
-    A = _projection_matrix(qe, ve, ae, n, m, layout, vsize, bsize, pos, vec, blk, phi, ib, fb, tb, tab, project)
+    A = _projection_matrix(qe, ve, ae, n, m, layout, vsize, bsize, pos, band, vec, blk, phi, ib, fb, tb, tab,
+                           project)
+    keep = P.shape[0] == N
+    if keep and _refines(band):
+        P[:, :] = A
     rhs = np.zeros(N)
-    for i in range(m):
-        s = 0.0
-        for j in range(n):
-            s += A[n + i, j] * v1[j]
-        rhs[n + i] = -s
-    if factored:
-        z = _refine(A, LU, piv, rhs, v1, n)
+    if band.shape[0] == 0:
+        for i in range(m):
+            s = 0.0
+            for j in range(n):
+                s += A[n + i, j] * v1[j]
+            rhs[n + i] = -s
+    else:
+        z = np.zeros(N)
+        z[:n] = v1
+        y = _banded.matvec(A, band, z)
+        for i in range(m):
+            rhs[n + i] = -y[n + i]
+    if factored and _refines(band):
+        z = _refine(A, LU, piv, rhs, v1, n, band)
         if z.shape[0] == N:
             return v1 + z[:n]
     own = np.empty(N, dtype=np.int64)
-    if not lu_factor(A, own):
+    if not _factor(A, own, band):
         return np.empty(0)
-    return v1 + lu_solve(A, own, rhs)[:n]
+    if keep and not _refines(band):
+        P[:, :] = A
+        Ppiv[:] = own
+    return v1 + _solve(A, own, rhs, band)[:n]
 
 
 @njit(cache=True)
-def consistent_accelerations(q, v, ground_q, n_ext, m, layout, vsize, bsize, vec_index, pos, vec, blk, ib, fb, tb,
-                             tab, matrix):
+def _refines(band):
+    """Whether the projection and the consistent solve refine with the Newton LU instead of
+    factorizing their own matrix: for dense storage (small systems: a factorization costs
+    several solves and products with the matrix), not for banded (chain-100: LAPACK's band
+    LU 0.36 ms against 0.06 ms a solve, and refinement from a kept factorization needs 4–8
+    solves and band products: the projection 1.21 ms refined against 0.95 ms with its own
+    LU, docs/performance.md)."""
+    return band.shape[0] == 0
+
+
+@njit(cache=True)
+def consistent_accelerations(q, v, ground_q, n_ext, m, layout, vsize, bsize, vec_index, pos, band, vec, blk, ib, fb,
+                             tb, tab, matrix, LU, piv, factored, P, Ppiv, kept, scale):
     """q'' and λ from [M Φ_qᵀ; Φ_q 0] [q''; λ] = [Q − Q_v; γ] at (q, q') — solvers/initial.py
     ``ConsistentAccelerations`` for scleronomic constraints and forces that do not depend
     on λ (the compiled loop's systems).  γ = −q'ᵀ (∂²Φ_i/∂q²) q' per equation, from the
     constraint slots' Newton-matrix blocks at λ = 1, c_K = 1 (each is Σ λ_i ∂²Φ_i/∂q²
     over its equations' coordinates).  ``matrix``: True, as a variable.  Returns (False,
-    …) when the matrix is singular."""
+    …) when the matrix is singular.
+
+    ``kept``: P, Ppiv already hold [M Φ_qᵀ; Φ_q 0] at q (dense) or its factorization
+    (banded) — the velocity projection's, made by :func:`newton_step` at the same q —
+    else the matrix is evaluated here.  ``factored``: LU, piv hold the Newton
+    factorization, which differs from this matrix by O(h) terms (as for the projection):
+    a dense matrix is then solved by refinement with it (:func:`_refine`, its stop at the
+    rounding level of q'' measured against ``scale``, e.g. the integrator's q''), and by a
+    factorization of its own only if that does not converge (:func:`_refines`).  Same
+    solution to rounding (tests/test_compiled_loop.py, tests/test_banded.py)."""
     n = q.shape[0]
     N = n + m
     qe = np.empty(n + ground_q.shape[0])
@@ -890,17 +963,27 @@ def consistent_accelerations(q, v, ground_q, n_ext, m, layout, vsize, bsize, vec
                 for j in range(w):
                     quad += vi * H[i * w + j] * ve[dofs[j]]
             rhs[n + layout[s, 3] + e] = -quad
-    A = _projection_matrix(qe, np.zeros(n_ext), np.zeros(n_ext), n, m, layout, vsize, bsize, pos, vec, blk, phi,
-                           ib, fb, tb, tab, matrix)
-    piv = np.empty(N, dtype=np.int64)
-    if not lu_factor(A, piv):
+    if kept and not _refines(band):
+        x = _solve(P, Ppiv, rhs, band)
+        return True, x[:n], x[n:]
+    if kept:
+        A = P
+    else:
+        A = _projection_matrix(qe, np.zeros(n_ext), np.zeros(n_ext), n, m, layout, vsize, bsize, pos, band, vec, blk,
+                               phi, ib, fb, tb, tab, matrix)
+    if factored and _refines(band):
+        z = _refine(A, LU, piv, rhs, scale, n, band)
+        if z.shape[0] == N:
+            return True, z[:n], z[n:]
+    own = np.empty(N, dtype=np.int64)
+    if not _factor(A, own, band):
         return False, rhs[:n], rhs[n:]
-    x = lu_solve(A, piv, rhs)
+    x = _solve(A, own, rhs, band)
     return True, x[:n], x[n:]
 
 
 @njit(cache=True)
-def _refine(A, LU, piv, rhs, v1, n):
+def _refine(A, LU, piv, rhs, v1, n, band):
     """The solution z of A z = rhs by iterative refinement with the LU of another matrix B:
     z ← z + B⁻¹(rhs − A z).  The error obeys e ← (I − B⁻¹A) e, so the iteration converges
     when the spectral radius of B⁻¹(B − A) is below one, and its fixed point solves A z =
@@ -909,21 +992,26 @@ def _refine(A, LU, piv, rhs, v1, n):
     so B − A = O(h) plus the change of Φ_q since B was made.  Stops when the correction of
     q' is at the rounding level of q'_{n+1} (4 ε ‖q'‖∞); returns an empty array when a
     correction does not halve the one before or :data:`REFINEMENTS` do not suffice (the
-    caller then factorizes A)."""
+    caller then factorizes A).  A, LU in the storage of ``band`` (:func:`_matrix`)."""
     N = A.shape[0]
-    z = lu_solve(LU, piv, rhs)
+    z = _solve(LU, piv, rhs, band)
     res = np.empty(N)
     scale = 0.0
     for i in range(n):
         scale = max(scale, abs(v1[i]))
     prev = np.inf
     for _ in range(REFINEMENTS):
-        for i in range(N):
-            s = rhs[i]
-            for j in range(N):
-                s -= A[i, j] * z[j]
-            res[i] = s
-        d = lu_solve(LU, piv, res)
+        if band.shape[0] == 0:
+            for i in range(N):
+                s = rhs[i]
+                for j in range(N):
+                    s -= A[i, j] * z[j]
+                res[i] = s
+        else:
+            Az = _banded.matvec(A, band, z)
+            for i in range(N):
+                res[i] = rhs[i] - Az[i]
+        d = _solve(LU, piv, res, band)
         size = 0.0
         for i in range(N):
             z[i] += d[i]

@@ -12,16 +12,18 @@ from .assembly import CONVERGED, SINGULAR_CONSISTENT, consistent_accelerations, 
 
 @njit(cache=True)
 def run_steps(t, targets, q, v, qdd, a, lam, key, am, af, beta, gamma, tol, scaled, max_iter, policy, kept, project,
-              consistent, ground_q, n_ext, layout, vsize, bsize, vec_index, pos, vec, blk, ib, fb, tb, tab, LU, piv, status,
-              T, Q, V, QDD, A, LAM, STATS):
+              consistent, ground_q, n_ext, layout, vsize, bsize, vec_index, pos, band, vec, blk, ib, fb, tb, tab, LU, piv,
+              status, P, Ppiv, T, Q, V, QDD, A, LAM, STATS):
     """Steps from (t, q, q', q'', a, λ) to targets[0], targets[1], …, each by
     :func:`~flexmbd.kernels.assembly.newton_step` with h = target − t (as the per-step path,
     so the same times to the last bit).  Row k of T, Q, V, QDD, A, LAM is the state after
     step k (with ``consistent``, q'' and λ solved from the index-1 equations at its q and q',
     as solvers/dynamics.py ``_consistent``) and STATS[k] its counters (iterations, refreshes, factorizations, residual
-    evaluations, rounding stops).  ``key`` is the step size the factorization at hand was
-    made for (NaN: none); a step size that differs by more than rounding (relative 1e-9,
-    solvers/newton.py ``_same_key``) drops it.
+    evaluations, rounding stops).  P, Ppiv (LU's and piv's shapes) carry the projection
+    matrix or its factorization from the Newton step to the consistent solve
+    (``assembly.consistent_accelerations``), which may also refine with the Newton LU.  ``key`` is the step size the factorization at
+    hand was made for (NaN: none); a step size that differs by more than rounding
+    (relative 1e-9, solvers/newton.py ``_same_key``) drops it.
 
     Stops at the first step that does not converge.  Returns (steps done, its code or
     CONVERGED, Newton's last x, residual norm, [F; Φ] and q_{n+1} of the failed step, the
@@ -37,13 +39,15 @@ def run_steps(t, targets, q, v, qdd, a, lam, key, am, af, beta, gamma, tol, scal
         stats[:] = 0
         code, x, norm, chk, q1, v1, a1 = newton_step(
             q, v, qdd, a, lam, h, am, af, beta, gamma, tol, scaled, max_iter, policy, kept, project, ground_q, n_ext,
-            layout, vsize, bsize, vec_index, pos, vec, blk, ib, fb, tb, tab, LU, piv, status, stats)
+            layout, vsize, bsize, vec_index, pos, band, vec, blk, ib, fb, tb, tab, LU, piv, status, stats, P, Ppiv)
         STATS[k, :] = stats
         if code != CONVERGED:
             return k, code, x, norm, chk, q1, key
         if consistent:      # q'' and λ from the index-1 equations at (q_{n+1}, q'_{n+1})
             ok, qdd1, lam1 = consistent_accelerations(q1, v1, ground_q, n_ext, lam.shape[0], layout, vsize, bsize,
-                                                      vec_index, pos, vec, blk, ib, fb, tb, tab, consistent)
+                                                      vec_index, pos, band, vec, blk, ib, fb, tb, tab, consistent, LU,
+                                                      piv, status[0] == 1, P, Ppiv, project and lam.shape[0] > 0,
+                                                      x[:n])
             if not ok:
                 return k, SINGULAR_CONSISTENT, x, norm, chk, q1, key
         else:

@@ -1,7 +1,7 @@
 """The step loop of a run in compiled code, in blocks of steps.
 
 For a system whose whole Newton step is compiled (:class:`~.dynamics.CompiledNewton`:
-compiled assembly, dense Newton matrix), :func:`~.dynamics.simulate` hands blocks of
+compiled assembly, dense or banded Newton matrix), :func:`~.dynamics.simulate` hands blocks of
 time targets to one compiled call (kernels/time_loop.py ``run_steps``), which makes each
 step exactly as the per-step path does (same kernel, same step sizes, same refresh
 policy and factorization carried from step to step) and returns the states as arrays.
@@ -94,8 +94,9 @@ class CompiledLoop:
         done, code, x, norm, chk, q1, key = self.kernel(
             state.t, np.ascontiguousarray(targets, dtype=float), state.q, state.v, state.qdd, state.a, state.lam, key,
             am, af, beta, gamma, nw.tol, cn.scaled, nw.max_iter, cn.policy, cn.kept, bool(st.project_velocities),
-            bool(consistent), ca.ground_q, ca.n_ext, ca.layout, ca.vsize, ca.bsize, ca.vec_index, ca.pos, ca.vec, ca.blk,
-            *ca.arrays(state.t), cn.LU, cn.piv, cn.status, T, Q, V, QDD, A, LAM, STATS)
+            bool(consistent), ca.ground_q, ca.n_ext, ca.layout, ca.vsize, ca.bsize, ca.vec_index, cn.pos, cn.band, ca.vec,
+            ca.blk, *ca.arrays(state.t), cn.LU, cn.piv, cn.status, cn.P, cn.Ppiv, T, Q, V, QDD, A, LAM,
+            STATS)
         seconds = time.perf_counter() - c0
         nw.stats.compiled_seconds += seconds
         nw.matrix_key = None if np.isnan(key) else float(key)

@@ -23,7 +23,7 @@ from ..errors import ModelError
 from ..compile_watch import CompileWatch
 from ..system import JACOBIAN_TERMS, freeze_reporting, jacobian_terms
 from .initial import ConsistentAccelerations, StepState, characteristic_scales, initial_state  # noqa: F401
-from ..linalg import LinearSolver, SingularMatrixError
+from ..linalg import LinearSolver, SingularMatrixError, band_plan
 from ..services import provide, service
 from .diagnose import dependent_constraints, nonfinite_time_function
 from .events import EventWatch
@@ -159,9 +159,10 @@ class DynamicsStepper:
 
 class CompiledNewton:
     """The Newton iterations of a step in one compiled call (kernels/assembly.py
-    ``newton_step``): for systems with a compiled assembly and a dense Newton matrix,
-    full Jacobian and the residual or scaled test — the small rigid models, where the
-    Python loop around the evaluations costs more than the evaluations.  Same iterates,
+    ``newton_step``): for systems with a compiled assembly, full Jacobian and the residual
+    or scaled test, whose Newton matrix is dense (up to ``linalg.DENSE_LIMIT`` unknowns)
+    or factorized by the banded LU (``linear_solver`` banded, or auto choosing it: the
+    analysis of :class:`~flexmbd.linalg.LinearSolver`, the LU in kernels/banded.py).  Same iterates,
     policies and counters as :class:`NewtonSolver` (whose statistics it updates); the
     assembly/linear split of the time is not measured inside.  :mod:`.compiled_loop` runs
     many such steps in one call.
@@ -173,7 +174,19 @@ class CompiledNewton:
         self.k, self.sys, self.newton = k, system, newton
         self.ca = system.compiled
         N = system.n + system.m
-        self.LU, self.piv = np.zeros((N, N)), np.zeros(N, dtype=np.int64)
+        #: the Newton matrix's storage: dense, or the band of the renumbered unknowns
+        #: (kernels/assembly.py ``_matrix``); pos: the block entries' places in it
+        self.band, self.pos, width = np.zeros(0, dtype=np.int64), self.ca.pos, N
+        if not system.dense:
+            plan = band_plan(system._pattern, newton.lin.method)
+            width = plan.shape[1]
+            self.band = np.concatenate(([plan.kl, plan.ku], plan.p)).astype(np.int64)
+            self.pos = np.append(plan.pos, N * width).astype(np.int64)[self.ca.pos]
+        self.LU, self.piv = np.zeros((N, width)), np.zeros(N, dtype=np.int64)
+        #: the projection matrix or its factorization, handed from the compiled loop's Newton
+        #: step to its consistent solve (empty: not kept, the per-step path)
+        self.P, self.Ppiv = np.zeros((N, width)), np.zeros(N, dtype=np.int64)
+        self._no_P = (np.zeros((0, 0)), np.zeros(0, dtype=np.int64))
         self.status = np.zeros(3, dtype=np.int64)     # has factor, factor age, iterations of the last solve
         self.stats = np.zeros(5, dtype=np.int64)
         self.policy = {"newton": k.FULL, "step": k.ONCE_PER_STEP, "contraction": k.CONTRACTION}.get(newton.policy,
@@ -193,8 +206,9 @@ class CompiledNewton:
             return "generic assembly"
         if system.compiled.generic:
             return "groups evaluated in NumPy"
-        if not system.dense:
-            return f"{system.n + system.m} unknowns: sparse Newton matrix"
+        if not system.dense and band_plan(system._pattern, newton.lin.method) is None:
+            return (f"{system.n + system.m} unknowns: sparse Newton matrix without the banded LU "
+                    f"(linear_solver = {newton.lin.method})")
         if fd or len(terms) != len(JACOBIAN_TERMS):
             return "partial or finite-difference Jacobian"
         if newton.convergence not in ("residual", "scaled"):
@@ -216,7 +230,8 @@ class CompiledNewton:
         code, x, norm, chk, q1, v1, a1 = k.newton_step(
             s.q, s.v, s.qdd, s.a, s.lam, h, am, af, beta, gamma, nw.tol, self.scaled, nw.max_iter, self.policy,
             self.kept, bool(project) and not ca.rheonomic, ca.ground_q, ca.n_ext, ca.layout, ca.vsize, ca.bsize,
-            ca.vec_index, ca.pos, ca.vec, ca.blk, *ca.arrays(t1), self.LU, self.piv, self.status, self.stats)
+            ca.vec_index, self.pos, self.band, ca.vec, ca.blk, *ca.arrays(t1), self.LU, self.piv, self.status,
+            self.stats, *self._no_P)
         nw.stats.compiled_seconds += time.perf_counter() - c0
         if code == k.ZERO_LENGTH:
             ca.raise_undefined(self.sys.extend(q1), np.zeros(self.sys.n_ext), t1)
