@@ -98,6 +98,23 @@ def test_compiled_assembly_matches_generic(kind, seed):
     _compare(sys, seed, cM=1.0, cD=0.3, cK=0.7, matrix=False)
 
 
+def test_an_equation_term_with_zero_weight_leaves_no_stale_markers():
+    """A rotational driver at θ_d = 0 has the weight −sin θ_d = 0 on its second term, which
+    the kernel skips; the next equation uses the same markers in that term (a second
+    driver about the same axis) and must evaluate them, not reuse entries never filled."""
+    m = fm.Model(gravity=(0, 0, 0))
+    a = m.rigid_body("a", mass=2.0, inertia=(0.3, 0.4, 0.5), position=(0.1, 0.2, 0.3),
+                     orientation=fm.quaternion_from_axis_angle((1, 2, 3), 0.7))
+    b = m.rigid_body("b", mass=1.5, inertia=(0.3, 0.2, 0.25), position=(1.0, -0.2, 0.4))
+    m.rotation_driver(a, b, axis=(0, 1, 1), angle=fm.Polynomial((-0.3, 1.0)), name="zero_at_0_3")
+    m.rotation_driver(a, b, axis=(0, 1, 1), angle=fm.Polynomial((0.2,)), name="constant_angle")
+    sys = System(m, redundancy="keep")
+    assert sys.compiled is not None
+    for seed in range(2):
+        _compare(sys, seed, cM=1.0, cD=0.3, cK=0.7)
+        _compare(sys, seed, cM=1.0, cD=0.3, cK=0.7, matrix=False)
+
+
 def cable_model():
     """ANCF cables (kind ancf-cable), every part compiled: consistent mass, exact weight,
     elastic forces (two parts: full rule and curvature, reduced rule and the linear
