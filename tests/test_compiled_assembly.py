@@ -4,6 +4,7 @@ import pytest
 
 import flexmbd as fm
 from flexmbd.kernels import AVAILABLE
+from flexmbd.constraints.dot import DotConstraintGroup
 from flexmbd.system import System
 from test_jacobians import random_state
 
@@ -110,7 +111,15 @@ def test_an_equation_term_with_zero_weight_leaves_no_stale_markers():
     m.rotation_driver(a, b, axis=(0, 1, 1), angle=fm.Polynomial((0.2,)), name="constant_angle")
     sys = System(m, redundancy="keep")
     assert sys.compiled is not None
+    group = next(g for g in sys.constraint_groups if isinstance(g, DotConstraintGroup))
+    assert group.compiled and group._time_terms(0.3)[0][0, 1] == 0.0 and group._time_terms(0.3)[0][1, 1] != 0.0
     for seed in range(2):
+        rng = np.random.default_rng(seed)
+        qe = sys.extend(random_state(sys, rng)[0])
+        lam = rng.standard_normal(len(group))
+        # the kernel against the NumPy formulation (the generic assembly calls the kernel too)
+        for out, ref in zip(group.assemble(qe, 0.3, lam), group._numpy_assemble(qe, 0.3, lam, True)):
+            assert np.allclose(out, ref, rtol=1e-12, atol=1e-12 * np.max(np.abs(ref)))
         _compare(sys, seed, cM=1.0, cD=0.3, cK=0.7)
         _compare(sys, seed, cM=1.0, cD=0.3, cK=0.7, matrix=False)
 
