@@ -4,6 +4,7 @@ import pytest
 
 import flexmbd as fm
 from flexmbd.kernels import AVAILABLE
+from flexmbd.constraints.dot import DotConstraintGroup
 from flexmbd.system import System
 from test_jacobians import random_state
 
@@ -96,6 +97,31 @@ def test_compiled_assembly_matches_generic(kind, seed):
     _compare(sys, seed, cM=1.0, cD=0.0, cK=0.0)            # no constraint Hessians
     _compare(sys, seed, cM=0.0, cD=0.0, cK=1.0, load_factor=0.4)   # statics
     _compare(sys, seed, cM=1.0, cD=0.3, cK=0.7, matrix=False)
+
+
+def test_an_equation_term_with_zero_weight_leaves_no_stale_markers():
+    """A rotational driver at θ_d = 0 has the weight −sin θ_d = 0 on its second term, which
+    the kernel skips; the next equation uses the same markers in that term (a second
+    driver about the same axis) and must evaluate them, not reuse entries never filled."""
+    m = fm.Model(gravity=(0, 0, 0))
+    a = m.rigid_body("a", mass=2.0, inertia=(0.3, 0.4, 0.5), position=(0.1, 0.2, 0.3),
+                     orientation=fm.quaternion_from_axis_angle((1, 2, 3), 0.7))
+    b = m.rigid_body("b", mass=1.5, inertia=(0.3, 0.2, 0.25), position=(1.0, -0.2, 0.4))
+    m.rotation_driver(a, b, axis=(0, 1, 1), angle=fm.Polynomial((-0.3, 1.0)), name="zero_at_0_3")
+    m.rotation_driver(a, b, axis=(0, 1, 1), angle=fm.Polynomial((0.2,)), name="constant_angle")
+    sys = System(m, redundancy="keep")
+    assert sys.compiled is not None
+    group = next(g for g in sys.constraint_groups if isinstance(g, DotConstraintGroup))
+    assert group.compiled and group._time_terms(0.3)[0][0, 1] == 0.0 and group._time_terms(0.3)[0][1, 1] != 0.0
+    for seed in range(2):
+        rng = np.random.default_rng(seed)
+        qe = sys.extend(random_state(sys, rng)[0])
+        lam = rng.standard_normal(len(group))
+        # the kernel against the NumPy formulation (the generic assembly calls the kernel too)
+        for out, ref in zip(group.assemble(qe, 0.3, lam), group._numpy_assemble(qe, 0.3, lam, True)):
+            assert np.allclose(out, ref, rtol=1e-12, atol=1e-12 * np.max(np.abs(ref)))
+        _compare(sys, seed, cM=1.0, cD=0.3, cK=0.7)
+        _compare(sys, seed, cM=1.0, cD=0.3, cK=0.7, matrix=False)
 
 
 def cable_model():

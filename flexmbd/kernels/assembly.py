@@ -105,12 +105,21 @@ def normalization(cfg, qe, lam, cK, matrix, hess, phi, vec, blk, jac):
 @njit(cache=True)
 def dot_constraints(kcode, nv, slot_dof, u, mtype, side, sign, Cpre, w, s, qe, lam, cK, matrix, hess, phi, vec,
                     blk, jac):
+    """Dot-product equations: Φ_q and c_K Σ λ ∂²Φ/∂q² written by the kernel straight into
+    the Jacobian and matrix blocks (no per-equation buffers copied in)."""
     n = phi.shape[0]
     m = 2 * nv
-    Jq = np.empty((n, m))
-    H = np.empty((n, m, m)) if hess else np.empty((0, m, m))
-    _dot_assemble(kcode, nv, qe, slot_dof, u, mtype, side, sign, w, s, lam, hess, phi, Jq, H, Cpre)
-    _constraint_blocks(Jq, H, lam, cK, matrix, hess, vec, blk, jac)
+    V = vec.reshape((n, m))
+    Jq = jac[:n * m].reshape((n, m)) if matrix else V    # residual only: Φ_q in vec, scaled by λ in place
+    H = blk.reshape((n, m, m)) if hess else np.empty((0, m, m))
+    _dot_assemble(kcode, nv, qe, slot_dof, u, mtype, side, sign, w, s, lam, hess, cK, phi, Jq, H, Cpre)
+    for e in range(n):
+        for a in range(m):
+            V[e, a] = Jq[e, a] * lam[e]
+    if matrix:
+        if not hess:
+            blk[:] = 0.0
+        jac[n * m:] = jac[:n * m]   # Φ_q (lower left) and Φ_qᵀ (upper right) receive the same values
 
 
 @njit(cache=True)

@@ -20,10 +20,10 @@ def _G(p, G):
 @njit(cache=True)
 def spatial_inertia(qb, vb, ab, mass, inertia, jacobians, F, K, D, M):
     nb = qb.shape[0]
-    G = np.empty((3, 4))
-    Gd = np.empty((3, 4))
-    Ga = np.empty((3, 4))
-    JG = np.empty((3, 4))
+    work = np.empty(54)     # the work arrays as views of one buffer (one allocation)
+    G, Gd = work[:12].reshape((3, 4)), work[12:24].reshape((3, 4))
+    Ga, JG = work[24:36].reshape((3, 4)), work[36:48].reshape((3, 4))
+    w1, w2 = work[48:51], work[51:54]
     for b in range(nb):
         p, pd, pa = qb[b, 3:7], vb[b, 3:7], ab[b, 3:7]
         _G(p, G)
@@ -36,8 +36,8 @@ def spatial_inertia(qb, vb, ab, mass, inertia, jacobians, F, K, D, M):
                 for k in range(3):
                     s += Jb[i, k] * G[k, j]
                 JG[i, j] = s
-        w1 = np.zeros(3)
-        w2 = np.zeros(3)
+        w1[:] = 0.0
+        w2[:] = 0.0
         for i in range(3):
             for j in range(4):
                 w1[i] += JG[i, j] * pa[j]

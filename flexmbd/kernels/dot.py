@@ -6,20 +6,18 @@ from numba import njit
 
 from .markers import (
     CONSTANT,
+    POINT,
     ancf_marker,
     frame_contract,
     frame_marker,
     planar_contract,
     planar_marker,
     spatial_contract,
-    spatial_marker_c,
 )
 
 #: the node kinds' ``kernel_code`` values this kernel serves (flexmbd.nodes); ANCF: both
 #: ANCF kinds (markers linear in q, flexmbd/nodes/ancf.py), told apart by nv
 PLANAR, SPATIAL, FRAME, ANCF = 0, 1, 2, 3
-#: spatial markers remembered within one evaluation (:func:`_assemble`)
-MEMO = 8
 
 
 @njit(cache=True)
@@ -41,10 +39,145 @@ def _columns(JX, cols):
 
 
 @njit(cache=True)
-def _assemble(kcode, nv, qe, slot_dof, u, mtype, side, sign, w, s, lam, hessian, phi, Jq, H, Cpre):
-    """kcode: PLANAR, SPATIAL, FRAME or ANCF; nq = slot_dof.shape[1] configuration and nv
+def _spatial(qe, slot_dof, u, mtype, side, sign, w, s, lam, hessian, hscale, phi, Jq, H, Cpre):
+    """:func:`_assemble` for Euler-parameter bodies (SPATIAL).  A marker x = r + A(p) u
+    (points) or A(p) u (vectors) has x_i = Σ C_ijk p_j p_k and J_p = 2 C(u) p
+    (markers.py), so each slot keeps x and P = C(u) p (3 × 4), reused from the equation
+    before when it is the same marker (a joint's equations are consecutive and share
+    them).  Φ_q is summed slot by slot (gᵀ J with g the other side's vector), and the
+    Hessian of X·Y as the slot pairs' J_xᵀ J_y plus each slot's 2 Σ g_i C_i — no
+    per-equation 3 × m Jacobians (the generic loop below builds and scans them)."""
+    n = phi.shape[0]
+    m = Jq.shape[1]
+    work = np.empty(129)    # one allocation for the work arrays (each costs as much as a marker)
+    xs, Ps = work[:24].reshape((8, 3)), work[24:120].reshape((8, 3, 4))
+    X, Y, g = work[120:123], work[123:126], work[126:129]
+    src = np.full(8, -1, dtype=np.int64)   # the slot whose marker xs[loc], Ps[loc] hold
+    for e in range(n):
+        phi[e] = -s[e]
+        for a in range(m):
+            Jq[e, a] = 0.0
+        if hessian:
+            for a in range(m):
+                for b in range(m):
+                    H[e, a, b] = 0.0
+        for k in range(2):
+            wk = w[e, k]
+            if wk == 0.0:
+                continue
+            X[:] = 0.0
+            Y[:] = 0.0
+            for j in range(4):
+                sl = e * 8 + k * 4 + j
+                loc = k * 4 + j
+                t = mtype[sl]
+                if t == 0:
+                    continue
+                if t == CONSTANT:
+                    src[loc] = -1
+                    for i in range(3):
+                        xs[loc, i] = Cpre[sl, i, 0, 0]
+                else:
+                    pr = src[loc]   # an equation skipped (w = 0) leaves its slots' entries older
+                    if not (pr >= 0 and mtype[pr] == t and slot_dof[pr, 0] == slot_dof[sl, 0]
+                            and u[pr, 0] == u[sl, 0] and u[pr, 1] == u[sl, 1] and u[pr, 2] == u[sl, 2]):
+                        src[loc] = sl
+                        C = Cpre[sl]
+                        p0, p1, p2, p3 = (qe[slot_dof[sl, 3]], qe[slot_dof[sl, 4]], qe[slot_dof[sl, 5]],
+                                          qe[slot_dof[sl, 6]])
+                        for i in range(3):
+                            xi = 0.0
+                            for a in range(4):
+                                cp = C[i, a, 0] * p0 + C[i, a, 1] * p1 + C[i, a, 2] * p2 + C[i, a, 3] * p3
+                                Ps[loc, i, a] = cp
+                            xi = Ps[loc, i, 0] * p0 + Ps[loc, i, 1] * p1 + Ps[loc, i, 2] * p2 + Ps[loc, i, 3] * p3
+                            if t == POINT:
+                                xi += qe[slot_dof[sl, i]]
+                            xs[loc, i] = xi
+                sg = sign[sl]
+                if j < 2:
+                    for i in range(3):
+                        X[i] += sg * xs[loc, i]
+                else:
+                    for i in range(3):
+                        Y[i] += sg * xs[loc, i]
+            phi[e] += wk * (X[0] * Y[0] + X[1] * Y[1] + X[2] * Y[2])
+            for j in range(4):
+                sl = e * 8 + k * 4 + j
+                t = mtype[sl]
+                if t == 0 or t == CONSTANT:
+                    continue
+                loc = k * 4 + j
+                f = wk * sign[sl]
+                off = side[sl] * 7
+                for i in range(3):
+                    g[i] = f * (Y[i] if j < 2 else X[i])
+                if t == POINT:
+                    for i in range(3):
+                        Jq[e, off + i] += g[i]
+                for a in range(4):
+                    Jq[e, off + 3 + a] += 2.0 * (g[0] * Ps[loc, 0, a] + g[1] * Ps[loc, 1, a] + g[2] * Ps[loc, 2, a])
+            if not hessian:
+                continue
+            wl = wk * lam[e] * hscale
+            # cross terms wl (JXᵀ JY + JYᵀ JX), slot by slot
+            for jx in range(2):
+                sx = e * 8 + k * 4 + jx
+                tx = mtype[sx]
+                if tx == 0 or tx == CONSTANT:
+                    continue
+                ox = side[sx] * 7
+                lx = k * 4 + jx
+                for jy in range(2, 4):
+                    sy = e * 8 + k * 4 + jy
+                    ty = mtype[sy]
+                    if ty == 0 or ty == CONSTANT:
+                        continue
+                    oy = side[sy] * 7
+                    ly = k * 4 + jy
+                    c = wl * sign[sx] * sign[sy]
+                    # J = [I (points only), 2 P]
+                    if tx == POINT and ty == POINT:
+                        for i in range(3):
+                            H[e, ox + i, oy + i] += c
+                            H[e, oy + i, ox + i] += c
+                    if tx == POINT:
+                        for i in range(3):
+                            for b in range(4):
+                                t2 = 2.0 * c * Ps[ly, i, b]
+                                H[e, ox + i, oy + 3 + b] += t2
+                                H[e, oy + 3 + b, ox + i] += t2
+                    if ty == POINT:
+                        for i in range(3):
+                            for a in range(4):
+                                t2 = 2.0 * c * Ps[lx, i, a]
+                                H[e, ox + 3 + a, oy + i] += t2
+                                H[e, oy + i, ox + 3 + a] += t2
+                    for a in range(4):
+                        for b in range(4):
+                            t2 = 4.0 * c * (Ps[lx, 0, a] * Ps[ly, 0, b] + Ps[lx, 1, a] * Ps[ly, 1, b]
+                                            + Ps[lx, 2, a] * Ps[ly, 2, b])
+                            H[e, ox + 3 + a, oy + 3 + b] += t2
+                            H[e, oy + 3 + b, ox + 3 + a] += t2
+            for j in range(4):
+                sl = e * 8 + k * 4 + j
+                t = mtype[sl]
+                if t == 0 or t == CONSTANT:
+                    continue
+                gg = Y if j < 2 else X
+                spatial_contract(Cpre[sl], gg, H[e], side[sl] * 7, wl * sign[sl])
+
+
+@njit(cache=True)
+def _assemble(kcode, nv, qe, slot_dof, u, mtype, side, sign, w, s, lam, hessian, hscale, phi, Jq, H, Cpre):
+    """Φ (n,), Φ_q (n, m) and hscale · Σ λ ∂²Φ/∂q² (n, m, m) of dot-product equations.
+    kcode: PLANAR, SPATIAL, FRAME or ANCF; nq = slot_dof.shape[1] configuration and nv
     increment coordinates per body (Jacobian columns).  Cpre: the spatial markers'
-    tensors C(u) (markers.marker_tensors; empty for other kinds)."""
+    tensors C(u) (markers.marker_tensors; empty for other kinds).  H may be the Newton
+    matrix's block buffer itself (hscale = c_K): every entry is written."""
+    if kcode == SPATIAL:
+        _spatial(qe, slot_dof, u, mtype, side, sign, w, s, lam, hessian, hscale, phi, Jq, H, Cpre)
+        return
     n = phi.shape[0]
     nq = slot_dof.shape[1]
     m = 2 * nv
@@ -59,14 +192,6 @@ def _assemble(kcode, nv, qe, slot_dof, u, mtype, side, sign, w, s, lam, hessian,
     JY = np.empty((3, m))
     colsX = np.empty(m, dtype=np.int64)
     colsY = np.empty(m, dtype=np.int64)
-    # spatial markers met recently (the equations of a joint share them: a revolute's five
-    # use two points and three vectors): body, type, u → x, J, reused instead of evaluated again
-    memo_dof = np.full(MEMO, -1, dtype=np.int64)
-    memo_type = np.zeros(MEMO, dtype=np.int64)
-    memo_u = np.empty((MEMO, 3))
-    memo_x = np.empty((MEMO, 3))
-    memo_J = np.empty((MEMO, 3, nv))
-    memo_next = 0
     for e in range(n):
         phi[e] = -s[e]
         for a in range(m):
@@ -86,40 +211,6 @@ def _assemble(kcode, nv, qe, slot_dof, u, mtype, side, sign, w, s, lam, hessian,
                     sl = e * 8 + k * 4 + xy * 2 + ab
                     loc = k * 4 + xy * 2 + ab
                     if mtype[sl] == 0:
-                        continue
-                    if kcode == SPATIAL:
-                        hit = -1
-                        if mtype[sl] != CONSTANT:
-                            for c in range(MEMO):
-                                if (memo_dof[c] == slot_dof[sl, 0] and memo_type[c] == mtype[sl]
-                                        and memo_u[c, 0] == u[sl, 0] and memo_u[c, 1] == u[sl, 1]
-                                        and memo_u[c, 2] == u[sl, 2]):
-                                    hit = c
-                                    break
-                        if hit >= 0:
-                            x[:] = memo_x[hit]
-                            J[:, :] = memo_J[hit]
-                        else:
-                            for a in range(nq):
-                                qb[a] = qe[slot_dof[sl, a]]
-                            spatial_marker_c(qb, Cpre[sl], mtype[sl], x, J)
-                            if mtype[sl] != CONSTANT:
-                                memo_dof[memo_next] = slot_dof[sl, 0]
-                                memo_type[memo_next] = mtype[sl]
-                                memo_u[memo_next] = u[sl]
-                                memo_x[memo_next] = x
-                                memo_J[memo_next] = J
-                                memo_next = (memo_next + 1) % MEMO
-                        sg = sign[sl]
-                        off = side[sl] * nv
-                        if xy == 0:
-                            for i in range(3):
-                                X[i] += sg * x[i]
-                            _accumulate(J, sg, off, nv, JX)
-                        else:
-                            for i in range(3):
-                                Y[i] += sg * x[i]
-                            _accumulate(J, sg, off, nv, JY)
                         continue
                     for a in range(nq):
                         qb[a] = qe[slot_dof[sl, a]]
@@ -146,7 +237,7 @@ def _assemble(kcode, nv, qe, slot_dof, u, mtype, side, sign, w, s, lam, hessian,
                                   + X[0] * JY[0, a] + X[1] * JY[1, a] + X[2] * JY[2, a])
             if not hessian:
                 continue
-            wl = wk * lam[e]
+            wl = wk * lam[e] * hscale
             # H += wl (JXᵀ JY + JYᵀ JX) over the columns where JX, JY have entries: a marker
             # moves with one body, often through its rotation only (4 of 14 columns)
             nx = _columns(JX, colsX)
@@ -168,9 +259,7 @@ def _assemble(kcode, nv, qe, slot_dof, u, mtype, side, sign, w, s, lam, hessian,
                         continue
                     g = Y if xy == 0 else X
                     off = side[sl] * nv
-                    if kcode == SPATIAL:
-                        spatial_contract(Cpre[sl], g, H[e], off, wl * sign[sl])
-                    elif kcode == FRAME:
+                    if kcode == FRAME:
                         frame_contract(As[loc], u[sl], mtype[sl], g, H[e], off, wl * sign[sl])
                     else:
                         planar_contract(Aus[loc], g, H[e], off, wl * sign[sl])
@@ -186,7 +275,7 @@ def assemble(group, qe, w, s, lam, hessian):
     H = np.empty((n, m, m)) if hessian else np.empty((0, m, m))
     lam = np.zeros(n) if lam is None else lam
     _assemble(kcode, group.nv, qe, group.slot_dof, group.markers.u, group.markers.mtype, group.side_flat,
-              group.sign_flat, w, s, lam, hessian, phi, Jq, H, group.marker_tensors)
+              group.sign_flat, w, s, lam, hessian, 1.0, phi, Jq, H, group.marker_tensors)
     return phi, Jq, (H if hessian else None)
 
 
@@ -199,7 +288,8 @@ def _jacobian_steps(kcode, nv, QE, slot_dof, u, mtype, side, sign, W, S, Jq, Cpr
     phi = np.empty(n)
     H = np.empty((0, m, m))
     for k in range(QE.shape[0]):
-        _assemble(kcode, nv, QE[k], slot_dof, u, mtype, side, sign, W[k], S[k], lam, False, phi, Jq[k], H, Cpre)
+        _assemble(kcode, nv, QE[k], slot_dof, u, mtype, side, sign, W[k], S[k], lam, False, 1.0, phi, Jq[k], H,
+                  Cpre)
 
 
 def jacobian_steps(group, QE, W, S):

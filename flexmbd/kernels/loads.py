@@ -21,17 +21,14 @@ def point_forces(kcode, qb, u, f, body_fixed, s, jacobians, Q, K):
     """kcode as in kernels/dot.py; Q (n, nv), K (n, nv, nv)."""
     n = qb.shape[0]
     nq = Q.shape[1]
-    x = np.empty(3)
-    J = np.empty((3, nq))
-    fx = np.empty(3)
-    fJ = np.empty((3, nq))
-    C = np.empty((3, 4, 4))
-    Cf = np.empty((3, 4, 4))
-    A = np.empty(2)
-    Af = np.empty(2)
-    R = np.empty((3, 3))
-    Rf = np.empty((3, 3))
-    F = np.empty(3)
+    # the work arrays as views of one buffer (an allocation costs about as much as a marker)
+    work = np.empty(6 * nq + 127)
+    J, fJ = work[:3 * nq].reshape((3, nq)), work[3 * nq:6 * nq].reshape((3, nq))
+    o = 6 * nq
+    C, Cf = work[o:o + 48].reshape((3, 4, 4)), work[o + 48:o + 96].reshape((3, 4, 4))
+    R, Rf = work[o + 96:o + 105].reshape((3, 3)), work[o + 105:o + 114].reshape((3, 3))
+    x, fx, F = work[o + 114:o + 117], work[o + 117:o + 120], work[o + 120:o + 123]
+    A, Af = work[o + 123:o + 125], work[o + 125:o + 127]
     for e in range(n):
         if kcode == SPATIAL:
             spatial_marker(qb[e], u[e], 1, x, J, C)

@@ -84,21 +84,17 @@ def _forces(kcode, ql, vl, ui, uj, F, Fd, Fr, jacobians, Q, K, D, linear, k, c, 
     n = ql.shape[0]
     nq, m = ql.shape[1] // 2, vl.shape[1]
     nv = m // 2
-    Jh = np.empty((3, m))
-    Ci = np.empty((3, 4, 4))
-    Cj = np.empty((3, 4, 4))
-    Ai = np.empty(2)
-    Aj = np.empty(2)
-    Fi = np.empty((3, 3))
-    Fj = np.empty((3, 3))
-    h = np.empty(3)
-    hd = np.empty(3)
-    e_ = np.empty(3)
-    Jte = np.empty(m)
-    P = np.empty((3, 3))
-    PJ = np.empty((3, m))
-    dJv = np.empty((3, m))
-    dld = np.empty(m)
+    # the work arrays as views of one buffer (an allocation costs about as much as the
+    # kinematics of an element: docs/performance.md)
+    work = np.empty(11 * m + 155)
+    Jh, PJ, dJv = work[:3 * m].reshape((3, m)), work[3 * m:6 * m].reshape((3, m)), work[6 * m:9 * m].reshape((3, m))
+    Jte, dld = work[9 * m:10 * m], work[10 * m:11 * m]
+    o = 11 * m
+    Ci, Cj = work[o:o + 48].reshape((3, 4, 4)), work[o + 48:o + 96].reshape((3, 4, 4))
+    Fi, Fj, P = work[o + 96:o + 105].reshape((3, 3)), work[o + 105:o + 114].reshape((3, 3)), \
+        work[o + 114:o + 123].reshape((3, 3))
+    Ai, Aj, h, hd, e_ = work[o + 123:o + 125], work[o + 125:o + 127], work[o + 127:o + 130], \
+        work[o + 130:o + 133], work[o + 133:o + 136]
     for el in range(n):
         h[:] = 0.0
         _kin(kcode, ql[el], vl[el], ui[el], uj[el], nq, nv, Jh, Ci, Cj, Ai, Aj, Fi, Fj, h, hd)
