@@ -220,3 +220,20 @@ def test_stiffness_proportional_damping_gives_the_chain_rayleigh_modal_damping()
     chain2 = Chain(segments(8, damping=zeta), "pinned", "pinned")
     _, acc2, _, _ = chain2.simulate(h, 600, load=lambda t: load)
     assert relative_error(acc2[:, 4, 0], p0 / RHOA * np.cos(w1 * t)) < 0.01
+
+
+@pytest.mark.parametrize("omega", [0.0, 1e-3, 40.0, 2 * np.pi * 103.0, 2 * np.pi * 700.0, 2 * np.pi * 5000.0])
+def test_closed_form_beam_field_matrix_is_the_exponential_of_the_field(omega):
+    """Krylov-Duncan closed form (u = βℓ from 0 to ≈ 6.6 here) against scipy's expm of Aℓ:
+    entries scaled by their row/column units; both are exact to rounding, amplified by
+    cosh u ≤ 400 at most."""
+    from scipy.linalg import expm
+
+    from flexmbd.tmm.frequency import _field_generator, beam_field_matrix
+
+    EI, rhoA, L = 2.06e11 * np.pi * (0.19**4 - 0.065**4) / 64, 7850 * np.pi * (0.19**2 - 0.065**2) / 4, 0.5
+    T = beam_field_matrix(EI, rhoA, L, omega)
+    E = expm(_field_generator(EI, rhoA, omega) * L)
+    units = np.array([1.0, 1.0 / L, EI / L**2, EI / L**3])        # z, θ, M, Q scales
+    scale = units[:, None] / units[None, :]
+    np.testing.assert_allclose(T / scale, E / scale, rtol=0, atol=1e-12 * max(1.0, np.abs(E / scale).max()))

@@ -5,7 +5,8 @@ not modal).
 
 State y = (z, θ, M, Q) of harmonic amplitudes at ω; the beam field obeys
 y' = A y with z' = θ, θ' = M/EI, M' = −Q, Q' = −ρAω² z (flexmbd/tmm/elements.py's
-conventions), so its transfer matrix is exp(Aℓ).
+conventions), so its transfer matrix is exp(Aℓ), written in closed form with the
+Krylov-Duncan functions of βℓ, β⁴ = ρAω²/EI (:func:`beam_field_matrix`).
 """
 from __future__ import annotations
 
@@ -19,16 +20,46 @@ from . import boundary
 from .elements import BeamSegment, RigidBody, SpringDamper
 
 
+def _field_generator(EI: float, rhoA: float, omega: float) -> np.ndarray:
+    A = np.zeros((4, 4))
+    A[0, 1] = 1.0
+    A[1, 2] = 1.0 / EI
+    A[2, 3] = -1.0
+    A[3, 0] = -rhoA * omega * omega
+    return A
+
+
+def beam_field_matrix(EI: float, rhoA: float, length: float, omega: float) -> np.ndarray:
+    """exp(Aℓ) of the Euler-Bernoulli field y' = A y (module docstring) in closed form:
+    z⁗ = β⁴ z with β⁴ = ρAω²/EI, so with the Krylov-Duncan functions of u = βℓ,
+    S = (cosh u + cos u)/2, T = (sinh u + sin u)/2, U = (cosh u − cos u)/2,
+    V = (sinh u − sin u)/2 (S' = βV, T' = βS, U' = βT, V' = βU; e.g. Pestel & Leckie,
+    *Matrix Methods in Elastomechanics*, 1963):
+
+        z_R = S z + T θ/β + U M/(β²EI) − V Q/(β³EI),   θ_R = βV z + S θ + T M/(βEI) − U Q/(β²EI),
+        M_R = EIβ²U z + EIβV θ + S M − T Q/β,          Q_R = −EIβ³T z − EIβ²U θ − βV M + S Q.
+
+    Below u = 0.5 (V/β³ loses digits to cancellation as u → 0; ω = 0 has β = 0) it is
+    ``scipy.linalg.expm`` of Aℓ.  The closed form avoids expm's cost: the frequency search
+    calls this thousands of times, and expm's BLAS calls oversubscribe shared cores."""
+    beta = (rhoA * omega * omega / EI) ** 0.25
+    u = beta * length
+    if u < 0.5:
+        return expm(_field_generator(EI, rhoA, omega) * length)
+    ch, sh, c, s = np.cosh(u), np.sinh(u), np.cos(u), np.sin(u)
+    S, T, U, V = 0.5 * (ch + c), 0.5 * (sh + s), 0.5 * (ch - c), 0.5 * (sh - s)
+    b2, b3 = beta * beta, beta ** 3
+    return np.array([[S, T / beta, U / (b2 * EI), -V / (b3 * EI)],
+                     [beta * V, S, T / (beta * EI), -U / (b2 * EI)],
+                     [EI * b2 * U, EI * beta * V, S, -T / beta],
+                     [-EI * b3 * T, -EI * b2 * U, -beta * V, S]])
+
+
 def element_matrix(e, omega: float) -> np.ndarray:
     """Transfer matrix (4×4) of one element at circular frequency ``omega``."""
     w2 = omega * omega
     if isinstance(e, BeamSegment):
-        A = np.zeros((4, 4))
-        A[0, 1] = 1.0
-        A[1, 2] = 1.0 / e.EI
-        A[2, 3] = -1.0
-        A[3, 0] = -e.rhoA * w2
-        return expm(A * e.length)
+        return beam_field_matrix(e.EI, e.rhoA, e.length, omega)
     if isinstance(e, RigidBody):
         l, lc = e.length, e.com
         # z_R = z_L + lθ; Q_R = Q_L − mω²(z_L + lc θ); M_R = M_L − Jω²θ − (l − lc) Q_R − lc Q_L
