@@ -734,6 +734,9 @@ def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, scaled, max_iter
     prev_error = np.inf
     last_step = np.inf  # scaled size of the last correction (the contraction's denominator)
     theta = kept[2] if contraction and status[0] == 1 else 0.0   # contraction of the factorization at hand
+    F = np.empty(n + 1)
+    dx = np.empty(N)
+    estimated = False
     while True:
         for i in range(n):
             qe[i] = q[i] + dq_base[i] + bp * x[i]
@@ -746,7 +749,7 @@ def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, scaled, max_iter
             if shortest == 0.0:
                 status[2] = it
                 return ZERO_LENGTH, x, np.nan, chk, qe[:n].copy(), v, a
-            F = np.zeros(n + 1)
+            F[:] = 0.0
             _sum_into(vec, vec_index, F)
             norm = 0.0
             for i in range(n):
@@ -767,14 +770,21 @@ def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, scaled, max_iter
                 rate = norm / prev
             else:
                 rate = np.inf
+            estimated = False   # dx holds the correction of the factorization at hand at this iterate
             if by_scale and not converged and status[0] == 1 and (fresh or policy > 0 or contraction):
                 # the iterate's error estimated by the correction of the factorization at hand
                 dx = _solve(LU, piv, -r, band)
+                estimated = True
                 error = _scaled_error(x, dx, n, scaled, floor)
                 if status[1] > 0:   # against the last correction made with the same factorization
                     rate = error / last_step
                     theta = rate
-                accept = error <= 1.0 and (not contraction or theta <= kept[0])
+                if contraction and status[1] > 0 and theta <= kept[0]:
+                    # a contraction observed in this step: the corrected iterate's error is at
+                    # most θ/(1 − θ) times the correction's (Hairer & Wanner II, sec. IV.8)
+                    accept = theta / (1.0 - theta) * error <= 1.0
+                else:
+                    accept = error <= 1.0 and (not contraction or theta <= kept[0])
                 # stagnation at the rounding level (solvers/newton.py ``stagnated``): full Newton,
                 # or the contraction policy with a matrix of the last iterate
                 if (not accept and it >= 2 and error <= scaled[4] and error > 0.5 * prev_error
@@ -828,7 +838,9 @@ def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, scaled, max_iter
             if policy != FULL:      # the estimates of another kept factorization do not compare; full
                 prev_error = np.inf     # Newton's, one a fresh matrix each, do (solvers/newton.py ``stagnated``)
             theta = 0.0
-        dx = _solve(LU, piv, -r, band)
+            dx = _solve(LU, piv, -r, band)
+        elif not estimated:     # (else the error estimate's correction is this iterate's: no second solve)
+            dx = _solve(LU, piv, -r, band)
         if by_scale:
             last_step = _scaled_error(x, dx, n, scaled, floor)
         x += dx

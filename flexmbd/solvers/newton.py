@@ -143,7 +143,12 @@ class NewtonSolver:
                     error = scaled_error(x + dx, dx)
                     if self.factor_age > 0:     # against the last correction of the same factorization
                         theta = error / last_step
-                    accept = error <= 1.0 and (not contraction or theta <= CONTRACTION_LIMIT)
+                    if contraction and self.factor_age > 0 and theta <= CONTRACTION_LIMIT:
+                        # a contraction observed in this solve: the corrected iterate's error is
+                        # at most θ/(1 − θ) times the correction's (Hairer & Wanner, sec. IV.8)
+                        accept = theta / (1.0 - theta) * error <= 1.0
+                    else:
+                        accept = error <= 1.0 and (not contraction or theta <= CONTRACTION_LIMIT)
                     if not accept and stagnated(error, prev_error, it, policy, contraction and fresh
                                                 and self.factor_age == 1):
                         accept = True
@@ -215,12 +220,17 @@ class NewtonSolver:
 #: the named refresh policies (besides an integer i ≥ 1)
 POLICIES = ("newton", "step", "contraction")
 #: policy "contraction": refresh when an iteration shrinks the error by less than this
-#: factor.  The accepted correction then leaves an error of at most θ/(1 − θ) ≤ 1 times
-#: the tolerance (Hairer & Wanner, sec. IV.8), so the answer is within the Newton
-#: tolerance like full Newton's
+#: factor.  A solve ends when the error left after its last correction, at most θ/(1 − θ)
+#: times the correction for a contraction θ observed in the solve (Hairer & Wanner,
+#: sec. IV.8), is within the tolerance, so the answer is within the Newton tolerance like
+#: full Newton's (tests/test_newton_policies.py)
 CONTRACTION_LIMIT = 0.5
-#: policy "contraction": refresh once the factorization has served this many iterations of a step
-AGE_LIMIT = 8
+#: policy "contraction": refresh once the factorization has served this many iterations of a
+#: step without convergence.  A refresh (matrix, scatter, LU) costs about three residuals on
+#: the slider-crank and the 100-link chain alike, and a fresh matrix then converges in one or
+#: two iterations, so a fourth iteration with the kept one costs more than it saves (measured:
+#: docs/performance.md, "The step loop in compiled code and kept-matrix Newton")
+AGE_LIMIT = 3
 
 
 #: a residual whose squares' sum would overflow (norm ≥ √(float max) ≈ 1.3e154) has diverged
