@@ -49,6 +49,8 @@ class CompileWatch:
             self.seconds += time.perf_counter() - self._t0
 
     def __enter__(self) -> CompileWatch:
+        if "numba" not in sys.modules:   # Numba not imported (NumPy paths): nothing compiles,
+            return self                  # and importing it would cost ~0.4 s (cold start)
         try:
             from numba.core import event
         except ImportError:  # no Numba: nothing is compiled
