@@ -1,7 +1,7 @@
 """How long Numba spent compiling, and telling a user that the first run compiles.
 
 The first run after installing (or after any change to the kernels' sources) compiles
-the Numba kernels, about a minute on a small machine (since issue 18 in a background
+the Numba kernels, a few minutes on a small machine (since issue 18 in a background
 process while the first run uses NumPy: flexmbd/cold_start.py), which used to be printed as the run's
 wall time.  :class:`CompileWatch` listens to Numba's ``numba:compile`` events, which
 fire only when a kernel is really compiled (not when it is loaded from the cache): on a
@@ -49,6 +49,8 @@ class CompileWatch:
             self.seconds += time.perf_counter() - self._t0
 
     def __enter__(self) -> CompileWatch:
+        if "numba" not in sys.modules:   # Numba not imported (NumPy paths): nothing compiles,
+            return self                  # and importing it would cost ~0.4 s (cold start)
         try:
             from numba.core import event
         except ImportError:  # no Numba: nothing is compiled

@@ -34,6 +34,11 @@ def warm_up() -> float:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     os.environ[ENV] = "wait"
+    if hasattr(os, "nice"):   # a few minutes of compiling: leave the CPU to the user's own runs first
+        try:
+            os.nice(10)
+        except OSError:
+            pass
     lock = Path(argv[0]) / LOCK if argv else None
     try:
         seconds = warm_up()

@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 
 from flexmbd.examples.registry import example
-from flexmbd.tmm import irregularity as irr
-from flexmbd.tmm import spectra
-from flexmbd.tmm.rig import Rig
+
+# flexmbd.tmm (and SciPy's signal package under it) is imported by the functions that use
+# it: `flexmbd example` imports this module to list the examples (cold start, issue 18).
 
 G = 9.81
 
@@ -26,6 +26,8 @@ def _on_roller(rig, profile):
     """A roller surface profile as the wheel feels it: the envelope of the wheel circle over
     it on the roller (irregularity.wheel_centre_path) through the Hertz contact filter of the
     static patch (a ≈ 5.3 mm); for P5's inputs both change the profile by µm (tests)."""
+    from flexmbd.tmm import irregularity as irr
+
     a = irr.hertz_semi_axis(rig.P[0], rig.p.wheel_radius(), ROLLER_RADIUS)
     return irr.contact_filter(irr.wheel_centre_path(profile, rig.p.wheel_radius(), 0.012, 241,
                                                     base_radius=ROLLER_RADIUS), a)
@@ -35,6 +37,9 @@ def polygon_run(t_end: float = 0.6, h: float = 2e-5, depth: float = 0.05e-3, fle
                 compiled: bool | None = None):
     """Roller polygon (36th order, peak-to-valley ``depth``) plus a first-order wheel
     out-of-round (0.03 mm) at 400 km/h."""
+    from flexmbd.tmm import irregularity as irr
+    from flexmbd.tmm.rig import Rig
+
     rig = Rig(flexible=flexible)
     R = rig.p.wheel_radius()
     rough = [irr.combine([irr.harmonic(ROLLER_RADIUS, 36, 0.5 * depth, phase=ph), irr.harmonic(R, 1, 0.03e-3, phase=ph)])
@@ -48,6 +53,9 @@ def roughness_run(t_end: float = 0.5, h: float = 2e-5, peak: float = 0.03e-3, fl
     31.5-400 mm, the orders of the roller's circumference), scaled so that its largest value
     on the roller is ``peak`` (P5: "≤ 0.03 mm") or by ``scale``, plus a first-order wheel
     out-of-round of 0.03 mm, at 400 km/h.  Returns (rig, result, the scale used)."""
+    from flexmbd.tmm import irregularity as irr
+    from flexmbd.tmm.rig import Rig
+
     rig = Rig(flexible=flexible)
     R = rig.p.wheel_radius()
     C = 2 * np.pi * ROLLER_RADIUS
@@ -67,6 +75,9 @@ def dent_run(flexible: bool, t_end: float = 0.1, h: float = 2e-5, depth: float =
              compiled: bool | None = None):
     """A 300 mm long cosine dent of ``depth`` on the roller under wheel 4 at 300 km/h (as the
     wheel feels it: envelope on the roller and contact filter)."""
+    from flexmbd.tmm import irregularity as irr
+    from flexmbd.tmm.rig import Rig
+
     rig = Rig(flexible=flexible)
     flat = lambda s: np.zeros_like(np.asarray(s, dtype=float))  # noqa: E731
     return rig, rig.run(300.0, t_end, h=h, roller=[_on_roller(rig, irr.dent(1.0, 0.3, depth)), flat],
@@ -81,6 +92,8 @@ def band_peak(f, S, lo, hi):
 @example("p5-roller-rig", "P5: flexible wheelset on a roller rig by DT-TMM (polygon at 400 km/h, dent)")
 def run(out_dir, quiet=False):
     import matplotlib
+
+    from flexmbd.tmm import spectra
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

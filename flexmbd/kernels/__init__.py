@@ -18,17 +18,36 @@ complete compile, a process uses the NumPy paths (``AVAILABLE`` False,
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
+import sys
 from pathlib import Path
 
-try:  # pragma: no cover - exercised implicitly
-    if os.environ.get("FLEXMBD_NUMBA", "1") == "0":
-        raise ImportError("disabled by FLEXMBD_NUMBA=0")
-    import numba  # noqa: F401
 
-    AVAILABLE = True
-except ImportError:
-    AVAILABLE = False
+def _numba_installed() -> bool:
+    """Whether Numba can be found, without importing it (about 0.4 s: a process that runs
+    on NumPy during a cold start never imports it)."""
+    if os.environ.get("FLEXMBD_NUMBA", "1") == "0":
+        return False
+    try:
+        return importlib.util.find_spec("numba") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _numba_cache_setting() -> str:
+    """Numba's ``config.CACHE_DIR`` ("" if unset), read without importing Numba where that
+    gives the same answer: Numba takes it from ``NUMBA_CACHE_DIR``, else from a
+    ``.numba_config.yaml`` in the working directory (then Numba is asked)."""
+    config = sys.modules.get("numba.core.config")
+    if config is None and "NUMBA_CACHE_DIR" not in os.environ and os.path.isfile(".numba_config.yaml"):
+        from numba.core import config
+    if config is not None:
+        return config.CACHE_DIR
+    return os.environ.get("NUMBA_CACHE_DIR", "")
+
+
+AVAILABLE = _numba_installed()
 
 #: Where the kernels' compiled machine code is cached (None: kernels disabled, or no
 #: writable place was found and Numba chooses).
@@ -38,16 +57,19 @@ CACHE_DIR: Path | None = None
 COMPILING_IN_BACKGROUND = False
 
 if AVAILABLE:
-    from numba.core import config as _config
-
     from . import cache as _cache
 
-    CACHE_DIR = _cache.prepare(_config.CACHE_DIR)
+    CACHE_DIR = _cache.prepare(_numba_cache_setting())
     from .. import cold_start as _cold
 
     if (CACHE_DIR is not None and _cold.mode() == "background" and not _cold.is_warm(CACHE_DIR)
             and _cold.start_background(CACHE_DIR)):
         AVAILABLE, COMPILING_IN_BACKGROUND = False, True
+if AVAILABLE:
+    try:  # pragma: no cover - exercised implicitly
+        import numba  # noqa: F401
+    except ImportError:   # installed but broken (e.g. built for another NumPy)
+        AVAILABLE = False
 if AVAILABLE:
     with _cache.caching_into(CACHE_DIR):
         for _name in _cache.kernel_modules():

@@ -16,7 +16,6 @@ them (``NodeKind.stored_data``) so that :func:`fe_kind_from_key` rebuilds the ki
 from __future__ import annotations
 
 import numpy as np
-from scipy.spatial import cKDTree
 
 from ..errors import ModelError
 from .modal import FloatingFrameKind
@@ -47,6 +46,8 @@ class FEModalKind(FloatingFrameKind):
         self._setup(n, attitude, [f"eta{i + 1}" for i in range(n)])
         size = float(np.ptp(self.nodes, axis=0).max()) if len(self.nodes) > 1 else 1.0
         self.tol = 1e-9 * max(size, float(np.abs(self.nodes).max()), 1e-12)
+        from scipy.spatial import cKDTree   # here: scipy.spatial costs ~0.3 s at import (cold start)
+
         self._tree = cKDTree(self.nodes)
 
     @property
