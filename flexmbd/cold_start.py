@@ -1,7 +1,7 @@
 """Cold start: the first process after an install runs on NumPy while the kernels compile.
 
-Compiling the Numba kernels takes about a minute on a small machine (docs/performance.md,
-"Cold start"), and a newcomer's first command (``flexmbd example slider-crank-sda``)
+Compiling the Numba kernels takes a few minutes of CPU on a small machine (162-230 s on
+the 2-core VM in 2026-11; docs/performance.md, "Cold start"), and a newcomer's first command (``flexmbd example slider-crank-sda``)
 would wait for it.  The NumPy implementations compute the same numbers (the reference
 of tests/test_kernels.py and tests/test_compiled_assembly.py) and a small model runs on
 them in well under a second.  So when the kernels' cache directory
