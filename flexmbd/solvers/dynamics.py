@@ -157,6 +157,34 @@ class DynamicsStepper:
         return v + self.projector.solve(np.concatenate((np.zeros(sys.n), r)))[: sys.n]
 
 
+def compiled_newton_reason(system, linear_solver: str) -> str | None:
+    """None if ``system``'s Newton iterations can run in compiled code (every group with a
+    compiled slot; a dense Newton matrix or one the banded LU factorizes), else why not.
+    Shared by the dynamic step (:class:`CompiledNewton`) and the static solve
+    (solvers/compiled_static.py)."""
+    if system.compiled is None:
+        return "generic assembly"
+    if system.compiled.generic:
+        return "groups evaluated in NumPy"
+    if not system.dense and band_plan(system._pattern, linear_solver) is None:
+        return (f"{system.n + system.m} unknowns: sparse Newton matrix without the banded LU "
+                f"(linear_solver = {linear_solver})")
+    return None
+
+
+def newton_storage(system, linear_solver: str) -> tuple[np.ndarray, np.ndarray, int]:
+    """The compiled Newton matrix's storage (kernels/assembly.py ``_matrix``): ``band``
+    empty (dense, N × N) or [kl, ku, permutation] (the band of the renumbered unknowns,
+    :func:`~flexmbd.linalg.band_plan`), the block entries' places ``pos`` in it, and the
+    storage's row width."""
+    N = system.n + system.m
+    if system.dense:
+        return np.zeros(0, dtype=np.int64), system.compiled.pos, N
+    plan = band_plan(system._pattern, linear_solver)
+    band = np.concatenate(([plan.kl, plan.ku], plan.p)).astype(np.int64)
+    return band, np.append(plan.pos, N * plan.shape[1]).astype(np.int64)[system.compiled.pos], plan.shape[1]
+
+
 class CompiledNewton:
     """The Newton iterations of a step in one compiled call (kernels/assembly.py
     ``newton_step``): for systems with a compiled assembly, full Jacobian and the residual
@@ -174,14 +202,8 @@ class CompiledNewton:
         self.k, self.sys, self.newton = k, system, newton
         self.ca = system.compiled
         N = system.n + system.m
-        #: the Newton matrix's storage: dense, or the band of the renumbered unknowns
-        #: (kernels/assembly.py ``_matrix``); pos: the block entries' places in it
-        self.band, self.pos, width = np.zeros(0, dtype=np.int64), self.ca.pos, N
-        if not system.dense:
-            plan = band_plan(system._pattern, newton.lin.method)
-            width = plan.shape[1]
-            self.band = np.concatenate(([plan.kl, plan.ku], plan.p)).astype(np.int64)
-            self.pos = np.append(plan.pos, N * width).astype(np.int64)[self.ca.pos]
+        #: the Newton matrix's storage (:func:`newton_storage`)
+        self.band, self.pos, width = newton_storage(system, newton.lin.method)
         self.LU, self.piv = np.zeros((N, width)), np.zeros(N, dtype=np.int64)
         #: the projection matrix or its factorization, handed from the compiled loop's Newton
         #: step to its consistent solve (empty: not kept, the per-step path)
@@ -202,13 +224,9 @@ class CompiledNewton:
     @staticmethod
     def reason(system, newton, terms, fd) -> str | None:
         """None if a step of ``system`` can be made by the compiled Newton step, else why not."""
-        if system.compiled is None:
-            return "generic assembly"
-        if system.compiled.generic:
-            return "groups evaluated in NumPy"
-        if not system.dense and band_plan(system._pattern, newton.lin.method) is None:
-            return (f"{system.n + system.m} unknowns: sparse Newton matrix without the banded LU "
-                    f"(linear_solver = {newton.lin.method})")
+        why = compiled_newton_reason(system, newton.lin.method)
+        if why is not None:
+            return why
         if fd or len(terms) != len(JACOBIAN_TERMS):
             return "partial or finite-difference Jacobian"
         if newton.convergence not in ("residual", "scaled"):

@@ -56,6 +56,7 @@ from ..system import freeze_reporting, jacobian_terms
 from .diagnose import nonfinite_time_function
 from .dynamics import StepState
 from .initial import AssemblyError, assemble_positions
+from .compiled_static import CompiledStatic
 from .newton import NewtonSolver
 from .settings import StaticSettings
 
@@ -92,6 +93,10 @@ class StaticResult(Result):
         self.load_factor = np.array(self._load)
         self.residual_norm = np.array(self._norms)
         self.iterations = self.stats["iterations"]
+        #: "compiled" (the load steps' Newton iterations in compiled code,
+        #: solvers/compiled_static.py) or "python: <why not>"
+        if getattr(self, "newton_path", None):
+            self.stats["newton_path"] = self.newton_path
 
     @property
     def load_steps(self):
@@ -184,14 +189,23 @@ def static_equilibrium(model: Model, load_steps: int | None = None, *, settings:
             F, Phi, A = system.evaluate(config(x), zeros, zeros, x[n:], time, cM=0.0, cD=0.0, cK=1.0, terms=terms,
                                         load_factor=s, matrix=matrix,
                                         tangent=None if system.additive else (chart.tangent(x[:n]) if on else x[:n]))
-            r = np.r_[F, Phi]
+            r = np.concatenate((F, Phi))
             if not on:
                 return r, r, A
             g, A = chart.equations(x[:n], F, A)
-            return np.r_[g, Phi], r, A
+            return np.concatenate((g, Phi)), r, A
         return residual
 
+    # the load steps' Newton iterations in compiled code where the system allows it
+    compiled = CompiledStatic.for_system(system, newton, terms, time)
+    res.newton_path = "compiled" if compiled is not None else f"python: {CompiledStatic.reason(system, newton, terms)}"
+
     def solve(x, s):
+        if compiled is not None:
+            out = compiled.solve(x, s)
+            if out.converged:
+                return out
+            raise _LoadStepFailure(out)
         with warnings.catch_warnings():  # a singular matrix is reported in the result's message
             warnings.simplefilter("ignore", sla.LinAlgWarning)
             out = newton.solve(problem(s), x)
