@@ -54,7 +54,7 @@ def _project(count, x, v_base, gp, qe, ve, ae, n, m, layout, vsize, bsize, pos, 
              LU, piv, factored):
     for _ in range(count):
         k._velocity(True, x, v_base, gp, qe, ve, ae, n, m, layout, vsize, bsize, pos, band, vec, blk, phi, ib, fb, tb,
-                    tab, LU, piv, factored, np.zeros((0, 0)), np.zeros(0, dtype=np.int64))
+                    tab, LU, piv, factored, np.zeros((0, 0)), np.zeros(0, dtype=np.int64), np.zeros(0), layout)
 
 
 @njit
@@ -62,7 +62,8 @@ def _consistent(count, q, v, ground_q, n_ext, m, layout, vsize, bsize, vec_index
                 tab, LU, piv, factored, P, Ppiv, kept, scale):
     for _ in range(count):
         k.consistent_accelerations(q, v, ground_q, n_ext, m, layout, vsize, bsize, vec_index, pos, band, vec, blk, ib,
-                                   fb, tb, tab, True, LU, piv, factored, P, Ppiv, kept, scale)
+                                   fb, tb, tab, True, LU, piv, factored, P, Ppiv, kept, scale, np.zeros(0), np.zeros(0),
+                                   layout)
 
 
 def _time(fun, *args, count=200, repeat=25):

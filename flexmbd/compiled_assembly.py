@@ -50,7 +50,7 @@ class CompiledAssembly:
         self.bsize = np.zeros(ns, dtype=np.int64)
         self.tab = np.zeros((ns, _k.MAX_ARGS, 5), dtype=np.int64)
         ints, floats = _Buffer(np.int64), _Buffer(float)
-        functions = {}
+        functions, rate_functions = {}, {}
         vo = bo = 0
         co = sum(g.dof_index.size * g.dof_index.shape[1] for g in groups)      # coupling blocks ∂F/∂λ
         jo = co + sum(g.dof_index.size * g.coupling_index.shape[1] for g in groups if g.coupling_index is not None)
@@ -103,9 +103,18 @@ class CompiledAssembly:
                 self.tab[slot, j] = _entry(buffer.add(x, code, f"{_describe(g)}: slot {cs.name} array {j}"))
             if cs.values is not None:
                 functions[name] = (cs.values, cs.constant)
+            if cs.rates is not None and not cs.constant:
+                rate_functions[name] = cs.rates
         self.ib, self.fb = ints.array(), floats.array()
         #: constraints that depend on time (drivers): Φ_t ≠ 0
         self.rheonomic = any(getattr(g, "laws", None) for g in s.constraint_groups)
+        #: the slots of driven constraints and their rates' functions (CompiledSlot.rates):
+        #: the layout with every other slot removed (kernels/assembly.py ``_time_rates``)
+        self._rates = list(rate_functions.items())
+        self.rate_layout = self.layout.copy()
+        self.rate_layout[[_k.SLOTS.index(name) for name in _k.SLOTS if name not in rate_functions], 0] = -1
+        #: whether Φ_t, Φ_qt, Φ_tt of every driven constraint are evaluated in compiled code
+        self.rates_compiled = len(self._rates) == sum(1 for g in s.constraint_groups if getattr(g, "laws", None))
         self.vec, self.blk = np.zeros(vo), np.zeros(jo)
         self.n, self.m, self.dense = s.n, s.m, s.dense
         self.n_ext = s.n_ext
@@ -146,13 +155,14 @@ class CompiledAssembly:
         if not self._laid_out:
             buffer = _Buffer(float)
             buffer.parts, buffer.size = list(self._constant_values.parts), self._constant_values.size
-            self._slices = []
+            self._slices, self._slot_slices = [], {}
             for name, fun in self._varying:
                 slot, j0, codes = _k.SLOTS.index(name), len(_k.SLOT_ARGS[name]), _k.TIME_ARGS[name]
                 for j, (x, code) in enumerate(zip(_values(fun(t), len(codes)), codes)):
                     entry = buffer.add(x, code, f"slot {name} time array {j}")
                     self.tab[slot, j0 + j] = _entry(entry)
                     self._slices.append((entry[0], entry[0] + int(np.prod(entry[1]))))
+                    self._slot_slices.setdefault(name, []).append(self._slices[-1])
             self.tb, self._laid_out = buffer.array(), True
             return self.tb
         k = 0
@@ -164,6 +174,22 @@ class CompiledAssembly:
                 self.tb[lo:hi] = x.ravel()
                 k += 1
         return self.tb
+
+    def rate_values(self, t) -> tuple[np.ndarray, np.ndarray]:
+        """The first and second time derivatives of the driven constraints' time arrays at
+        t, in buffers laid out as :meth:`time_values`'s (zero elsewhere): the ``td``, ``tdd``
+        of kernels/assembly.py ``_time_rates``.  Empty buffers when no slot has rates."""
+        if not self._rates:
+            return np.zeros(0), np.zeros(0)
+        if not self._laid_out:
+            self.time_values(t)
+        first, second = np.zeros(self.tb.size), np.zeros(self.tb.size)
+        for name, fun in self._rates:
+            codes = _k.TIME_ARGS[name]
+            d1, d2 = fun(t)
+            for (lo, hi), x1, x2 in zip(self._slot_slices[name], _values(d1, len(codes)), _values(d2, len(codes))):
+                first[lo:hi], second[lo:hi] = x1.ravel(), x2.ravel()
+        return first, second
 
     def evaluate(self, qe, ve, ae, lam, t, cM, cD, cK, load_factor, matrix, set_valued=False):
         Phi = np.empty(self.m)

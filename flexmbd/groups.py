@@ -80,12 +80,17 @@ class Unsupported(Exception):
 class CompiledSlot(NamedTuple):
     """A group's part of the compiled assembly (``compiled_assembly.py``): the slot of
     ``kernels/assembly.py`` ``SLOTS`` it fills, its constant arrays, and a function of time
-    giving its time-dependent arrays (``constant``: it does not depend on t)."""
+    giving its time-dependent arrays (``constant``: it does not depend on t).  A slot of
+    constraints that depend on time (drivers: Φ = Σ w_k(t) d_k(q) − s(t)) gives ``rates``,
+    t → (first, second) time derivatives of those arrays, e.g. ((ẇ, ṡ), (ẅ, s̈)): the
+    slot's kernel evaluated with them gives Φ_t, Φ_qt and Φ_tt (the velocity projection
+    and the consistent accelerations in compiled code)."""
 
     name: str
     arrays: tuple
     values: Callable | None = None
     constant: bool = True
+    rates: Callable | None = None
 
 
 def int_array(x) -> np.ndarray:

@@ -132,7 +132,147 @@ def test_what_needs_python_between_steps_says_why():
     crank = d.planar_body("crank", mass=1.0, inertia=0.1, position=(0.5, 0), angle=0.0)
     d.revolute(fm.GROUND, crank, at=(0, 0))
     d.rotation_driver(fm.GROUND, crank, angle=fm.Polynomial((0.0, 2.0)))
-    assert "time-dependent inputs" in d.simulate(t_end=0.05, h=0.01).stats["time_loop"]
+    for opts in ({}, dict(project_velocities=False), dict(project_velocities=False, multipliers="integrator")):
+        assert d.simulate(t_end=0.05, h=0.01, **opts).stats["time_loop"] == "compiled"     # a driver
+
+
+# ------------------------------------------------------------------ time-dependent inputs
+
+def _driven_crank():
+    """The P1 slider-crank with its crank driven by an angle law of t (a rotation driver
+    starting at rest: θ(t) = 2t² + 0.3 sin 3t − 0.9t), spring-damper and push."""
+    m = slider_crank.build(k=2e4, c=1e3)
+    m.rotation_driver(fm.GROUND, "crank", axis=(0, 0, 1),
+                      angle=fm.UserFunction(lambda t: 2.0 * t * t + 0.3 * np.sin(3.0 * t) - 0.9 * t,
+                                            df=lambda t: 4.0 * t + 0.9 * np.cos(3.0 * t) - 0.9,
+                                            ddf=lambda t: 4.0 - 2.7 * np.sin(3.0 * t)), name="motor")
+    return m
+
+
+def _loaded_crank():
+    """The P1 slider-crank with its push scaled by a ramp and a torque on the crank whose
+    scale is a function of time: load inputs that vary in time, no driver."""
+    m = slider_crank.build(k=2e4, c=1e3)
+    m.torque("crank", (0, 0, 400.0), scale=fm.UserFunction(lambda t: np.sin(7.0 * t)), name="shake")
+    m.force("slider", (0, 0, 50.0), scale=fm.Ramp(1.0, 0.3), name="lift")
+    return m
+
+
+def test_time_inputs_ride_along_in_the_blocks():
+    """Row k of a block's time arrays is ``time_values`` at the time step k ends at, formed
+    as the kernel forms it (t + (target − t)); a model without time functions has one row."""
+    from flexmbd.solvers.compiled_loop import step_times, time_rows
+
+    ca = _loaded_crank().freeze().compiled
+    assert ca._varying
+    targets = 0.1 + 0.01 * np.arange(1, 40)
+    rows, d1, d2 = time_rows(ca, 0.1, targets, rates=True)
+    assert d1.shape == d2.shape == (1, 0)      # loads only: no driver rates
+    times = step_times(0.1, targets)
+    assert rows.shape == (39, ca.time_values(0.0).size)
+    for j in (0, 17, 38):
+        assert np.array_equal(rows[j], ca.time_values(float(times[j])))
+    t = 0.1
+    for j, target in enumerate(targets):
+        t = t + (target - t)
+        assert times[j] == t
+    assert not np.array_equal(rows[0], rows[-1])
+    plain = slider_crank.build(k=2e4, c=1e3).freeze().compiled
+    assert time_rows(plain, 0.1, targets)[0].shape == (1, plain.time_values(0.0).size)
+    # a driver: the rates of its time arrays by row as well, when asked for
+    ca = _driven_crank().freeze().compiled
+    rows, d1, d2 = time_rows(ca, 0.1, targets, rates=True)
+    assert d1.shape == d2.shape == rows.shape
+    for j in (0, 38):
+        first, second = ca.rate_values(float(times[j]))
+        assert np.array_equal(d1[j], first) and np.array_equal(d2[j], second)
+    assert np.any(d1[0] != 0.0) and np.any(d2[0] != 0.0)
+    assert time_rows(ca, 0.1, targets, rates=False)[1].shape == (1, 0)
+
+
+@pytest.mark.parametrize("refresh, project", [("newton", False), ("contraction", False), ("newton", True),
+                                             ("contraction", True)])
+def test_a_driven_mechanism_in_blocks_equals_the_per_step_path(refresh, project, monkeypatch):
+    """Both paths make the Newton step and the projection (with Φ_t) in the same kernel."""
+    fast, ref = _both(monkeypatch, _driven_crank, t_end=0.9, h=0.005, refresh=refresh, project_velocities=project,
+                      multipliers="integrator")
+    _same(fast, ref)
+    # the driver is met: the crank's centre turns by the law from its initial 45°
+    law = 2.0 * fast.t ** 2 + 0.3 * np.sin(3.0 * fast.t) - 0.9 * fast.t
+    c = fast["crank.position"]
+    turned = np.unwrap(np.arctan2(c[:, 1], c[:, 0])) - slider_crank.CRANK_ANGLE
+    assert np.max(np.abs(turned - law)) < 1e-8 and np.ptp(law) > 0.5
+
+
+def test_driven_velocities_projected_onto_the_moving_constraints():
+    """The compiled projection with the driver's Φ_t puts q' on Φ_q q' + Φ_t = 0 (the
+    NumPy Jacobian and time derivative of the constraints, an independent evaluation);
+    without the projection the trapezoidal rule leaves O(h²) there."""
+    runs = {p: _driven_crank().simulate(t_end=0.5, h=0.005, project_velocities=p, multipliers="integrator")
+            for p in (True, False)}
+    for project, run in runs.items():
+        sys_ = run.system
+        worst = max(np.max(np.abs(sys_.constraint_jacobian(sys_.extend(q), t, dense=True) @ v
+                                  + sys_.constraint_time_derivative(sys_.extend(q), t)))
+                    for t, q, v in zip(run.t[1:], run.q[1:], run.v[1:]))
+        speed = np.max(np.abs(run.v))
+        if project:
+            assert worst < 1e-12 * speed
+        else:
+            assert worst > 1e-8 * speed
+
+
+@pytest.mark.parametrize("project", [True, False])
+def test_consistent_multipliers_of_a_driven_mechanism(project, monkeypatch):
+    """The compiled consistent accelerations with the driver's − 2 Φ_qt q' − Φ_tt equal the
+    per-step path's NumPy solve (constraints/dot.py ``gamma``) to rounding."""
+    fast, ref = _both(monkeypatch, _driven_crank, t_end=0.6, h=0.005, project_velocities=project)
+    assert fast.stats["time_loop"] == "compiled"
+    for k in ("iterations", "refreshes", "factorizations", "residual_evaluations"):
+        assert getattr(fast.newton, k) == getattr(ref.newton, k), k
+    assert np.max(np.abs(fast.q - ref.q)) < 1e-12
+    assert np.max(np.abs(fast.v - ref.v)) < 1e-11 * np.max(np.abs(ref.v))
+    assert np.max(np.abs(fast.lam - ref.lam)) < 1e-10 * np.max(np.abs(ref.lam))
+    assert np.max(np.abs(fast.qdd - ref.qdd)) < 1e-10 * np.max(np.abs(ref.qdd))
+    # without the driver's terms in γ the multipliers would be off at first order in the rates
+    newton = _driven_crank().simulate(t_end=0.6, h=0.005, project_velocities=project, multipliers="integrator")
+    assert np.max(np.abs(newton.lam - fast.lam)) > 1e-6 * np.max(np.abs(ref.lam))
+
+
+@pytest.mark.parametrize("project, multipliers", [(True, "integrator"), (False, "integrator"), (True, "consistent")])
+def test_time_varying_loads_in_blocks_equal_the_per_step_path(project, multipliers, monkeypatch):
+    fast, ref = _both(monkeypatch, _loaded_crank, t_end=0.8, h=0.01, project_velocities=project,
+                      multipliers=multipliers)
+    if multipliers == "integrator":
+        _same(fast, ref)
+    else:   # the consistent solve: the kernel's LU against NumPy's, to rounding (as without time inputs)
+        assert fast.stats["time_loop"] == "compiled"
+        assert np.max(np.abs(fast.q - ref.q)) < 1e-13
+        assert np.max(np.abs(fast.lam - ref.lam)) < 1e-11 * np.max(np.abs(ref.lam))
+    # the loads act: the run differs from the one without them
+    plain = slider_crank.build(k=2e4, c=1e3).simulate(t_end=0.8, h=0.01, project_velocities=project,
+                                                    multipliers=multipliers)
+    assert np.max(np.abs(plain.q[-1] - fast.q[-1])) > 1e-3
+
+
+def test_halving_inside_a_block_with_a_driver(monkeypatch):
+    """A driven step that fails inside a block is halved on the per-step path (its time
+    functions at the substeps' times), then the blocks go on with the later rows."""
+    fast, ref = _both(monkeypatch, _driven_crank, t_end=0.8, h=0.04, max_iter=2, refresh="newton",
+                      project_velocities=False, multipliers="integrator")
+    _same(fast, ref)
+    assert fast.success and np.max(fast.stats["substeps"]) > 1
+    assert fast.newton.failures > 0
+
+
+def test_the_ffr_spin_up_in_blocks_equals_the_per_step_path(monkeypatch):
+    """The benchmark row ffr-spin-up (modal beam, hub driven to 2 rad/s), shortened."""
+    from flexmbd.examples.ffr_beams import spin_up_model
+
+    fast, ref = _both(monkeypatch, lambda: spin_up_model("modal", stiffening=False, modes=3, omega=2.0),
+                      t_end=3.0, h=0.02, project_velocities=False, multipliers="integrator")
+    _same(fast, ref)
+    assert np.max(np.abs(fast["b.tip_deflection"][:, 1])) > 1e-3      # the beam bends as the hub spins up
 
 
 @pytest.mark.parametrize("refresh, project", [("newton", True), ("contraction", True), ("newton", False)])
@@ -180,7 +320,7 @@ def test_projection_by_refinement_is_the_projection():
     dense = np.zeros(0, dtype=np.int64)     # the dense storage (kernels/assembly.py ``_matrix``)
     args = (np.zeros(n), v, 0.0, qe, zero.copy(), zero.copy(), n, system.m, ca.layout, ca.vsize, ca.bsize, ca.pos,
             dense, ca.vec, ca.blk, phi, *ca.arrays(0.0))
-    no = (np.zeros((0, 0)), np.zeros(0, dtype=np.int64))     # nothing kept for the consistent solve
+    no = (np.zeros((0, 0)), np.zeros(0, dtype=np.int64), np.zeros(0), ca.rate_layout)  # nothing kept, no Φ_t
     refined = k._velocity(True, *args, LU, piv, True, *no)
     direct = k._velocity(True, *args, LU, piv, False, *no)
     Jq = system.constraint_jacobian(qe, 0.0, dense=True)

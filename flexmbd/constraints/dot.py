@@ -169,6 +169,12 @@ class DotConstraintGroup(ConstraintGroup):
         w, _, _, s, _, _ = self._time_terms(t)
         return w, s
 
+    def _rates(self, t):
+        """((ẇ, ṡ), (ẅ, s̈)) at t: the time derivatives of the compiled slots' time arrays
+        (the kernel with them gives Φ_t = Σ ẇ_k d_k − ṡ and Φ_tt = Σ ẅ_k d_k − s̈)."""
+        _, dw, ddw, _, ds, dds = self._time_terms(t)
+        return (dw, ds), (ddw, dds)
+
     def _frame_slot(self, kinds, markers, mtype):
         """The slot of equations on floating frames (kernels/floating_frame.py ``dots``):
         ``kinds`` and ``markers`` of sides 0 and 1, ``mtype`` of every marker slot."""
@@ -203,7 +209,7 @@ class DotConstraintGroup(ConstraintGroup):
                                            int_array(side), int_array(mtype), float_array(self.sign.reshape(-1)),
                                            float_array(ur), float_array(u), float_array(P), int_array(moving),
                                            float_array(fixed), int_array(same)),
-                            self._terms, not self.laws)
+                            self._terms, not self.laws, self._rates if self.laws else None)
 
     def compiled_slot(self):
         terms = self._terms
@@ -214,7 +220,7 @@ class DotConstraintGroup(ConstraintGroup):
         return CompiledSlot(f"dots_{suffix}",
                             (int_array(self.slot_dof), float_array(self.markers.u), int_array(self.markers.mtype),
                              int_array(self.side_flat), float_array(self.sign_flat), float_array(self.marker_tensors)),
-                            terms, not self.laws)
+                            terms, not self.laws, self._rates if self.laws else None)
 
     def subset(self, keep):
         keep = np.flatnonzero(keep)

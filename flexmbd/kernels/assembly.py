@@ -673,7 +673,7 @@ def _scaled_error(x, dx, n, scaled, floor):
 @njit(cache=True)
 def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, scaled, max_iter, policy, kept, project, ground_q,
                 n_ext, layout, vsize, bsize, vec_index, pos, band, vec, blk, ib, fb, tb, tab, LU, piv, status, stats,
-                P, Ppiv):
+                P, Ppiv, td, rates):
     """Newton on [F; Φ/β'] for q''_{n+1}, λ_{n+1} of one generalized-α/Newmark step.
 
     Convergence: scaled = [rtol, a_c, f_c, 100 ε, stagnation factor] the scaled test
@@ -689,9 +689,10 @@ def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, scaled, max_iter
     third entry is updated).  status = [has factor, factor age, iterations of the last
     solve that ended by convergence or max_iter]; stats += [iterations,
     refreshes, factorizations, residual evaluations, rounding stops].  project:
-    afterwards, project q'_{n+1} onto Φ_q q' = 0 (scleronomic constraints;
-    solvers/dynamics.py ``_project``), by refinement with the Newton factorization when it
-    converges (:func:`_velocity`).
+    afterwards, project q'_{n+1} onto Φ_q q' + Φ_t = 0 (solvers/dynamics.py ``_project``),
+    by refinement with the Newton factorization when it converges (:func:`_velocity`);
+    Φ_t from ``td``, the time arrays' rates at t_{n+1}, on the slots of ``rates``
+    (:func:`_time_rates`; an empty td: Φ_t = 0).
     Returns (code, x, residual 2-norm, [F; Φ], q_{n+1}, q'_{n+1}, q̈-like a_{n+1}) — the
     last three at the last iterate.  The Newton matrix is dense or banded (``band``,
     :func:`_matrix`): LU and piv hold its factorization in that storage.  P, Ppiv: arrays
@@ -815,7 +816,7 @@ def newton_step(q, v, qdd, a, lam, h, am, af, beta, gamma, tol, scaled, max_iter
             if contraction:
                 kept[2] = theta
             v1 = _velocity(project, x, v_base, gp, qe, ve, ae, n, m, layout, vsize, bsize, pos, band, vec, blk, phi, ib,
-                           fb, tb, tab, LU, piv, status[0] == 1, P, Ppiv)
+                           fb, tb, tab, LU, piv, status[0] == 1, P, Ppiv, td, rates)
             if v1.shape[0] == 0 or not np.all(np.isfinite(v1)):
                 status[2] = it
                 return SINGULAR_PROJECTION, x, norm, chk, qe[:n].copy(), v, a
@@ -873,9 +874,10 @@ def _projection_matrix(qe, ve, ae, n, m, layout, vsize, bsize, pos, band, vec, b
 
 @njit(cache=True)
 def _velocity(project, x, v_base, gp, qe, ve, ae, n, m, layout, vsize, bsize, pos, band, vec, blk, phi, ib, fb, tb,
-              tab, LU, piv, factored, P, Ppiv):
-    """q'_{n+1} = v_base + γ' q''; projected mass-orthogonally onto Φ_q q' = 0 if asked:
-    [M Φ_qᵀ; Φ_q 0] [Δq'; μ] = [0; −Φ_q q'].  A dense matrix with the Newton factorization
+              tab, LU, piv, factored, P, Ppiv, td, rates):
+    """q'_{n+1} = v_base + γ' q''; projected mass-orthogonally onto Φ_q q' + Φ_t = 0 if asked:
+    [M Φ_qᵀ; Φ_q 0] [Δq'; μ] = [0; −Φ_q q' − Φ_t] (Φ_t of driven constraints from the
+    rates ``td`` on the slots of ``rates``, :func:`_time_rates`).  A dense matrix with the Newton factorization
     at hand (``factored``) is solved by refinement with it (:func:`_refine`), else (or if
     that does not converge) by a factorization of its own; a banded one always by its own
     (:func:`_refines`).  An empty array: the projection matrix is singular.  P, Ppiv
@@ -903,6 +905,11 @@ def _velocity(project, x, v_base, gp, qe, ve, ae, n, m, layout, vsize, bsize, po
         y = _banded.matvec(A, band, z)
         for i in range(m):
             rhs[n + i] = -y[n + i]
+    if td.shape[0] > 0:     # − Φ_t at q_{n+1}
+        # no matrix: ``not project`` (False) as a variable, a literal would compile evaluate_all twice
+        phi_t = _time_rates(qe, ve, ae, m, rates, vsize, bsize, vec, blk, ib, fb, td, tab, not project)
+        for i in range(m):
+            rhs[n + i] -= phi_t[i]
     if factored and _refines(band):
         z = _refine(A, LU, piv, rhs, v1, n, band)
         if z.shape[0] == N:
@@ -914,6 +921,19 @@ def _velocity(project, x, v_base, gp, qe, ve, ae, n, m, layout, vsize, bsize, po
         P[:, :] = A
         Ppiv[:] = own
     return v1 + _solve(A, own, rhs, band)[:n]
+
+
+@njit(cache=True)
+def _time_rates(qe, ve, ae, m, rates, vsize, bsize, vec, blk, ib, fb, td, tab, matrix):
+    """The driven constraints' slots (``rates``: the layout with the others removed)
+    evaluated with their time arrays' rates ``td`` at qe: for Φ = Σ w_k(t) d_k(q) − s(t)
+    (constraints/dot.py) the kernel with (ẇ, ṡ) gives Φ_t and, with ``matrix``, Φ_qt in
+    the Jacobian blocks of blk; with (ẅ, s̈), Φ_tt.  Rows of other constraints are zero.
+    ve, ae: the kernels' velocity and acceleration arguments (unused by these slots)."""
+    phi = np.zeros(m)
+    evaluate_all(qe, ve, ae, np.zeros(m), 0.0, 0.0, 0.0, 1.0, matrix, rates, vsize, bsize, vec, blk, phi, ib, fb, td,
+                 tab)
+    return phi
 
 
 @njit(cache=True)
@@ -929,12 +949,14 @@ def _refines(band):
 
 @njit(cache=True)
 def consistent_accelerations(q, v, ground_q, n_ext, m, layout, vsize, bsize, vec_index, pos, band, vec, blk, ib, fb,
-                             tb, tab, matrix, LU, piv, factored, P, Ppiv, kept, scale):
+                             tb, tab, matrix, LU, piv, factored, P, Ppiv, kept, scale, td, tdd, rates):
     """q'' and λ from [M Φ_qᵀ; Φ_q 0] [q''; λ] = [Q − Q_v; γ] at (q, q') — solvers/initial.py
-    ``ConsistentAccelerations`` for scleronomic constraints and forces that do not depend
-    on λ (the compiled loop's systems).  γ = −q'ᵀ (∂²Φ_i/∂q²) q' per equation, from the
-    constraint slots' Newton-matrix blocks at λ = 1, c_K = 1 (each is Σ λ_i ∂²Φ_i/∂q²
-    over its equations' coordinates).  ``matrix``: True, as a variable.  Returns (False,
+    ``ConsistentAccelerations`` for forces that do not depend on λ (the compiled loop's
+    systems).  γ = −q'ᵀ (∂²Φ_i/∂q²) q' per equation, from the constraint slots'
+    Newton-matrix blocks at λ = 1, c_K = 1 (each is Σ λ_i ∂²Φ_i/∂q² over its equations'
+    coordinates); for driven constraints also − 2 Φ_qt q' − Φ_tt (constraints/dot.py
+    ``gamma``), from the rates ``td`` (ẇ, ṡ) and ``tdd`` (ẅ, s̈) at t on the slots of
+    ``rates`` (:func:`_time_rates`; empty td: none).  ``matrix``: True, as a variable.  Returns (False,
     …) when the matrix is singular.
 
     ``kept``: P, Ppiv already hold [M Φ_qᵀ; Φ_q 0] at q (dense) or its factorization
@@ -984,6 +1006,22 @@ def consistent_accelerations(q, v, ground_q, n_ext, m, layout, vsize, bsize, vec
                 for j in range(w):
                     quad += vi * H[i * w + j] * ve[dofs[j]]
             rhs[n + layout[s, 3] + e] = -quad
+    if td.shape[0] > 0:     # − 2 Φ_qt q' − Φ_tt
+        _time_rates(qe, ve, ae, m, rates, vsize, bsize, vec, blk, ib, fb, td, tab, matrix)
+        for s in range(rates.shape[0]):
+            if rates[s, 0] < 0:
+                continue
+            w = bsize[s] // vsize[s]
+            for e in range(vsize[s] // w):
+                dofs = vec_index[rates[s, 0] + e * w:rates[s, 0] + (e + 1) * w]
+                Jqt = blk[rates[s, 2] + e * w:rates[s, 2] + (e + 1) * w]
+                qtv = 0.0
+                for i in range(w):
+                    qtv += Jqt[i] * ve[dofs[i]]
+                rhs[n + rates[s, 3] + e] -= 2.0 * qtv
+        phi_tt = _time_rates(qe, ve, ae, m, rates, vsize, bsize, vec, blk, ib, fb, tdd, tab, not matrix)
+        for i in range(m):
+            rhs[n + i] -= phi_tt[i]
     if kept and not _refines(band):
         x = _solve(P, Ppiv, rhs, band)
         return True, x[:n], x[n:]

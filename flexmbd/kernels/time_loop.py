@@ -12,8 +12,8 @@ from .assembly import CONVERGED, SINGULAR_CONSISTENT, consistent_accelerations, 
 
 @njit(cache=True)
 def run_steps(t, targets, q, v, qdd, a, lam, key, am, af, beta, gamma, tol, scaled, max_iter, policy, kept, project,
-              consistent, ground_q, n_ext, layout, vsize, bsize, vec_index, pos, band, vec, blk, ib, fb, tb, tab, LU, piv,
-              status, P, Ppiv, T, Q, V, QDD, A, LAM, STATS):
+              consistent, ground_q, n_ext, layout, vsize, bsize, vec_index, pos, band, vec, blk, ib, fb, TB, tab, LU, piv,
+              status, P, Ppiv, T, Q, V, QDD, A, LAM, STATS, TD, TDD, rates):
     """Steps from (t, q, q', q'', a, λ) to targets[0], targets[1], …, each by
     :func:`~flexmbd.kernels.assembly.newton_step` with h = target − t (as the per-step path,
     so the same times to the last bit).  Row k of T, Q, V, QDD, A, LAM is the state after
@@ -24,6 +24,15 @@ def run_steps(t, targets, q, v, qdd, a, lam, key, am, af, beta, gamma, tol, scal
     (``assembly.consistent_accelerations``), which may also refine with the Newton LU.  ``key`` is the step size the factorization at
     hand was made for (NaN: none); a step size that differs by more than rounding
     (relative 1e-9, solvers/newton.py ``_same_key``) drops it.
+
+    TB holds the time-dependent arrays of ``evaluate_all`` (compiled_assembly.py
+    ``time_values``) at the end time of each step, one row a step (row k at the time of
+    target k, where the per-step path evaluates them for the Newton step and the
+    consistent solve), or one row for every step (a model without time-dependent inputs).
+    TD and TDD: the rates of those arrays (first, second derivatives) on the slots of driven
+    constraints (``rates``, compiled_assembly.py ``rate_values``), by row as TB, for Φ_t
+    in the velocity projection and Φ_qt, Φ_tt in the consistent accelerations; rows of
+    length 0 when the model has no driven constraints.
 
     Stops at the first step that does not converge.  Returns (steps done, its code or
     CONVERGED, Newton's last x, residual norm, [F; Φ] and q_{n+1} of the failed step, the
@@ -37,9 +46,13 @@ def run_steps(t, targets, q, v, qdd, a, lam, key, am, af, beta, gamma, tol, scal
             status[0] = 0
             key = h
         stats[:] = 0
+        tb = TB[k] if TB.shape[0] > 1 else TB[0]
+        td = TD[k] if TD.shape[0] > 1 else TD[0]
+        tdd = TDD[k] if TDD.shape[0] > 1 else TDD[0]
         code, x, norm, chk, q1, v1, a1 = newton_step(
             q, v, qdd, a, lam, h, am, af, beta, gamma, tol, scaled, max_iter, policy, kept, project, ground_q, n_ext,
-            layout, vsize, bsize, vec_index, pos, band, vec, blk, ib, fb, tb, tab, LU, piv, status, stats, P, Ppiv)
+            layout, vsize, bsize, vec_index, pos, band, vec, blk, ib, fb, tb, tab, LU, piv, status, stats, P, Ppiv, td,
+            rates)
         STATS[k, :] = stats
         if code != CONVERGED:
             return k, code, x, norm, chk, q1, key
@@ -47,7 +60,7 @@ def run_steps(t, targets, q, v, qdd, a, lam, key, am, af, beta, gamma, tol, scal
             ok, qdd1, lam1 = consistent_accelerations(q1, v1, ground_q, n_ext, lam.shape[0], layout, vsize, bsize,
                                                       vec_index, pos, band, vec, blk, ib, fb, tb, tab, consistent, LU,
                                                       piv, status[0] == 1, P, Ppiv, project and lam.shape[0] > 0,
-                                                      x[:n])
+                                                      x[:n], td, tdd, rates)
             if not ok:
                 return k, SINGULAR_CONSISTENT, x, norm, chk, q1, key
         else:

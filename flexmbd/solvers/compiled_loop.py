@@ -11,8 +11,10 @@ statistics — everything the user sees is unchanged; only the per-step Python w
 
 A step that fails inside a block ends it; the run then halves that step on the per-step
 path, starting from the failure the block reports (:func:`~.halving.advance` with
-``failed``), and goes on in blocks.  What needs Python between steps keeps the run on the
-per-step path, and :func:`loop_reason` says which (``Result.stats["time_loop"]``).
+``failed``), and goes on in blocks.  Functions of time (drivers, load scales, actuator
+forces) are evaluated before a block at its steps' times and handed over by row
+(:func:`time_rows`).  What needs Python between steps keeps the run on the per-step path,
+and :func:`loop_reason` says which (``Result.stats["time_loop"]``).
 """
 from __future__ import annotations
 
@@ -53,18 +55,59 @@ class Block:
         return StepState(float(self.t[j]), self.q[j], self.v[j], self.qdd[j], self.a[j], self.lam[j])
 
 
-def loop_reason(stepper, watch, controller) -> str | None:
-    """None when the run's steps can be made in compiled blocks, else why not."""
+def loop_reason(stepper, watch, controller, consistent=None) -> str | None:
+    """None when the run's steps can be made in compiled blocks, else why not.
+
+    Time-dependent inputs (driver terms, load scales, actuator forces: functions of t
+    alone) are evaluated before each block for its steps' times (:func:`time_rows`), and
+    so are the rates of driven constraints (their Φ_t for the velocity projection, Φ_qt
+    and Φ_tt for the consistent multipliers)."""
     if stepper.compiled is None:
         return f"the Newton step is not compiled ({stepper.not_compiled})"
     ca = stepper.compiled.ca
-    if ca._varying or ca.rheonomic:
-        return "time-dependent inputs (drivers, load or actuator functions) are evaluated in Python at every step"
+    if ca.rheonomic and not ca.rates_compiled and (stepper.project_velocities or consistent is not None):
+        return "the time derivatives of driven constraints (Φ_t, Φ_tt) are evaluated in Python at every step"
     if watch:
         return "events (switching groups) are watched in Python after every step"
     if controller is not None:
         return "error-controlled steps (rtol) are chosen in Python"
     return None
+
+
+def step_times(t: float, targets: np.ndarray) -> np.ndarray:
+    """The times the steps to ``targets`` end at, as the kernel forms them: t + (target − t)
+    from the previous step's time (not always the target to the last bit)."""
+    times = np.empty(len(targets))
+    for j, target in enumerate(targets.tolist()):
+        t = t + (target - t)
+        times[j] = t
+    return times
+
+
+def time_rows(ca, t: float, targets: np.ndarray, rates: bool = False):
+    """The time-dependent arrays of the compiled assembly (``ca.time_values``) at the end
+    of each step from t to ``targets`` (one row a step), or their one row when the model
+    has none: the functions of time evaluated in Python before the block, where the
+    per-step path evaluates them at every step's t_{n+1} (its Newton step, its consistent
+    solve).  Each is a function of t alone, so the block's rows equal the per-step path's
+    arrays to the last bit.  Returns (rows, first rates, second rates): the rates
+    (``ca.rate_values``) by row too when ``rates`` and the model has driven constraints,
+    else one row of length 0."""
+    none = np.zeros((1, 0))
+    if not ca._varying:
+        return ca.time_values(t).reshape(1, -1), none, none
+    times = step_times(t, targets).tolist()
+    first = ca.time_values(times[0])      # lays the buffer out at a run's first call
+    rows = np.empty((len(times), first.size))
+    rows[0] = first
+    for j in range(1, len(times)):
+        rows[j] = ca.time_values(times[j])
+    if not (rates and ca.rheonomic):
+        return rows, none, none
+    d1, d2 = np.empty_like(rows), np.empty_like(rows)
+    for j, tj in enumerate(times):
+        d1[j], d2[j] = ca.rate_values(tj)
+    return rows, d1, d2
 
 
 class CompiledLoop:
@@ -91,14 +134,16 @@ class CompiledLoop:
         STATS = np.zeros((count, 5), dtype=np.int64)
         key = nw.matrix_key if isinstance(nw.matrix_key, float) else np.nan
         c0 = time.perf_counter()
+        targets = np.ascontiguousarray(targets, dtype=float)
+        rows, d1, d2 = time_rows(ca, state.t, targets, bool(st.project_velocities) or consistent)
         done, code, x, norm, chk, q1, key = self.kernel(
-            state.t, np.ascontiguousarray(targets, dtype=float), state.q, state.v, state.qdd, state.a, state.lam, key,
+            state.t, targets, state.q, state.v, state.qdd, state.a, state.lam, key,
             am, af, beta, gamma, nw.tol, cn.scaled, nw.max_iter, cn.policy, cn.kept, bool(st.project_velocities),
             bool(consistent), ca.ground_q, ca.n_ext, ca.layout, ca.vsize, ca.bsize, ca.vec_index, cn.pos, cn.band, ca.vec,
-            ca.blk, *ca.arrays(state.t), cn.LU, cn.piv, cn.status, cn.P, cn.Ppiv, T, Q, V, QDD, A, LAM,
-            STATS)
+            ca.blk, ca.ib, ca.fb, rows, ca.tab, cn.LU, cn.piv, cn.status, cn.P, cn.Ppiv, T, Q, V, QDD, A, LAM,
+            STATS, d1, d2, ca.rate_layout)
         seconds = time.perf_counter() - c0
-        nw.stats.compiled_seconds += seconds
+        nw.stats.compiled_seconds += seconds     # as the per-step path's, with the time functions' evaluation
         nw.matrix_key = None if np.isnan(key) else float(key)
         block = Block(T[:done], Q[:done], V[:done], QDD[:done], A[:done], LAM[:done], STATS[:done], seconds)
         if code == k.SINGULAR_CONSISTENT:     # the per-step path makes that step again and says so

@@ -140,8 +140,8 @@ class DynamicsStepper:
         if not out.converged:
             return None, out
         t1 = s.t + h
-        if self.project_velocities and self.compiled.ca.rheonomic and self.sys.m:
-            v1 = self._project(q1, v1, t1)   # Φ_t ≠ 0: projected here (compiled systems need no rescaling)
+        if self.project_velocities and not self.compiled.ca.rates_compiled and self.sys.m:
+            v1 = self._project(q1, v1, t1)   # Φ_t ≠ 0 not compiled: projected here (compiled systems need no rescaling)
         n = self.sys.n
         return StepState(t1, q1, v1, out.x[:n], a1, out.x[n:]), out
 
@@ -209,6 +209,7 @@ class CompiledNewton:
         #: step to its consistent solve (empty: not kept, the per-step path)
         self.P, self.Ppiv = np.zeros((N, width)), np.zeros(N, dtype=np.int64)
         self._no_P = (np.zeros((0, 0)), np.zeros(0, dtype=np.int64))
+        self._no_rates = np.zeros(0)
         self.status = np.zeros(3, dtype=np.int64)     # has factor, factor age, iterations of the last solve
         self.stats = np.zeros(5, dtype=np.int64)
         self.policy = {"newton": k.FULL, "step": k.ONCE_PER_STEP, "contraction": k.CONTRACTION}.get(newton.policy,
@@ -235,8 +236,8 @@ class CompiledNewton:
 
     def solve(self, s, h, coeffs, project):
         """Newton's outcome and q_{n+1}, q'_{n+1}, a_{n+1} at its last iterate; q'_{n+1} is
-        projected if ``project`` and the constraints do not depend on time (else the
-        caller projects)."""
+        projected if ``project`` and the Φ_t of driven constraints is compiled
+        (``CompiledAssembly.rates_compiled``; else the caller projects)."""
         nw, ca, k = self.newton, self.ca, self.k
         am, af, beta, gamma = coeffs
         if not _same_key(h, nw.matrix_key):
@@ -245,11 +246,13 @@ class CompiledNewton:
         self.stats[:] = 0
         t1 = s.t + h
         c0 = time.perf_counter()
+        project = bool(project) and ca.rates_compiled
+        td = ca.rate_values(t1)[0] if project and ca.rheonomic else self._no_rates
         code, x, norm, chk, q1, v1, a1 = k.newton_step(
             s.q, s.v, s.qdd, s.a, s.lam, h, am, af, beta, gamma, nw.tol, self.scaled, nw.max_iter, self.policy,
-            self.kept, bool(project) and not ca.rheonomic, ca.ground_q, ca.n_ext, ca.layout, ca.vsize, ca.bsize,
+            self.kept, project, ca.ground_q, ca.n_ext, ca.layout, ca.vsize, ca.bsize,
             ca.vec_index, self.pos, self.band, ca.vec, ca.blk, *ca.arrays(t1), self.LU, self.piv, self.status,
-            self.stats, *self._no_P)
+            self.stats, *self._no_P, td, ca.rate_layout)
         nw.stats.compiled_seconds += time.perf_counter() - c0
         if code == k.ZERO_LENGTH:
             ca.raise_undefined(self.sys.extend(q1), np.zeros(self.sys.n_ext), t1)
@@ -373,7 +376,7 @@ def simulate(model: Model, t_end: float | None = None, h: float | None = None, *
         controller = _controller(system, s, stepper, state, consistent, res, watch)
         consistent = None       # the controller makes the multipliers consistent itself
     targets, stored = _targets(s, origin, k0, n_steps, state.t, controller is not None)
-    why = loop_reason(stepper, watch, controller)
+    why = loop_reason(stepper, watch, controller, consistent)
     loop = CompiledLoop(stepper) if why is None else None
     res.time_loop = "compiled" if why is None else f"per step: {why}"
     box = {"pending": None}     # (state, summed stats) of steps computed since the last stored one
