@@ -106,8 +106,11 @@ class System:
         #: the node kinds of the model, in canonical order (builders make one group per kind)
         self.kinds = [k for k in self._kind_order if any(b.kind == k for b in bodies)]
         groups = []
+        by_builder = {}     # the elements of every builder, in model order (one type lookup each)
+        for e in model.elements:
+            by_builder.setdefault(e.type.builder, []).append(e)
         for build in builders():
-            elements = [e for e in model.elements if e.type.builder is build]
+            elements = by_builder.get(build)
             if elements:
                 groups += build(elements, self)
         self.body_groups = [g for g in groups if g.role == "inertia"]

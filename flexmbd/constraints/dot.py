@@ -18,7 +18,6 @@ all equations.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import chain
 
 import numpy as np
 
@@ -99,9 +98,9 @@ def _slot_table(slots) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The slots of n equations (:func:`_slots_of`): their sides and marker types
     (n, 2, 2, 2) and marker offsets (n·8·3,)."""
     n = len(slots) // 8
-    side = np.array([slot[0] for slot in slots], dtype=int).reshape(n, 2, 2, 2)
-    mtype = np.array([slot[1] for slot in slots], dtype=int).reshape(n, 2, 2, 2)
-    u = np.fromiter(chain.from_iterable(slot[2] for slot in slots), dtype=float, count=3 * len(slots))
+    kinds = np.array([slot[:2] for slot in slots], dtype=int).reshape(n, 2, 2, 2, 2)
+    side, mtype = np.ascontiguousarray(kinds[..., 0]), np.ascontiguousarray(kinds[..., 1])
+    u = np.array([slot[2] for slot in slots], dtype=float).reshape(3 * len(slots))
     return side, mtype, u
 
 
