@@ -64,3 +64,88 @@ def test_subset_equals_the_group_built_from_the_kept_equations(keep):
     lam = np.linspace(-1.0, 1.0, len(sub))
     for a, b in zip(sub.assemble(qe, 0.3, lam), fresh.assemble(qe, 0.3, lam)):
         np.testing.assert_array_equal(a, b)
+
+
+# ------------------------------------------------ structure-equal models, other values
+def slider_crank(length=2.0, mass=50.0, k=2e4, crank_angle=np.pi / 4, pendulum=False):
+    """P1's spatial slider-crank (flexmbd/examples/slider_crank.py) with its dimensions,
+    link mass, spring and crank angle as parameters: the same structure for any values;
+    ``pendulum`` changes the structure (a fourth body hinged to the slider)."""
+    from flexmbd.rotations import quaternion_from_axis_angle
+
+    L, phi = length, crank_angle
+    A = L * np.array([np.cos(phi), np.sin(phi), 0.0])
+    B = np.array([2 * L * np.cos(phi), 0.0, 0.0])
+    m = fm.Model(name="slider-crank")
+    crank = m.rigid_body("crank", mass=mass, inertia=(0.02, 15.0, 15.0), position=A / 2,
+                         orientation=quaternion_from_axis_angle((0, 0, 1), phi))
+    link = m.rigid_body("link", mass=mass, inertia=(0.02, 15.0, 15.0), position=(A + B) / 2,
+                        orientation=quaternion_from_axis_angle((0, 0, 1), -phi))
+    slider = m.rigid_body("slider", mass=1.0, inertia=(1.0, 1.0, 1.0), position=B)
+    m.revolute(fm.GROUND, crank, at=(0, 0, 0), axis=(0, 0, 1), name="crank_pin")
+    m.revolute(crank, link, at=A, axis=(0, 0, 1), name="elbow")
+    m.revolute(link, slider, at=B, axis=(0, 0, 1), name="wrist")
+    m.prismatic(fm.GROUND, slider, at=B, axis=(1, 0, 0), name="slide")
+    if pendulum:
+        bob = m.rigid_body("bob", mass=2.0, inertia=(0.1, 0.1, 0.1), position=B + (0.0, -0.5, 0.3))
+        m.revolute(slider, bob, at=B, axis=(0, 0, 1), name="hinge")
+    m.spring_damper(crank, link, k=k, c=1e3, name="sda")
+    m.force(slider, (1000.0, 0, 0), name="push")
+    return m
+
+
+def _answers(model):
+    """What a run gives: positions, velocities, accelerations and multipliers of every
+    step, the equations removed as redundant, and the Newton iterations."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RedundantConstraintWarning)
+        res = model.simulate(t_end=0.2, h=0.01, multipliers="integrator")
+    assert res.success
+    return dict(q=res.q, v=res.v, qdd=res.qdd, lam=res.lam, iterations=res.stats["iterations"],
+                removed=np.array([f"{o}: {lab}" for o, lab in res.system.removed_equations]))
+
+
+def _fresh_process_answers(tmp_path, **params):
+    """``_answers(slider_crank(**params))`` computed by a new Python process."""
+    out = tmp_path / "fresh.npz"
+    code = (f"import importlib.util, numpy as np; s = importlib.util.spec_from_file_location('t', {str(__file__)!r}); "
+            f"t = importlib.util.module_from_spec(s); s.loader.exec_module(t); "
+            f"np.savez({str(out)!r}, **t._answers(t.slider_crank(**{params!r})))")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=600)
+    with np.load(out) as f:
+        return dict(f)
+
+
+def _cache_keys():
+    from flexmbd import system
+
+    return set(system._PATTERNS.items), set(system._DEPENDENT.items)
+
+
+@pytest.mark.parametrize("params", [dict(length=1.5, mass=30.0, k=5e4), dict(crank_angle=np.pi / 3)],
+                         ids=["other dimensions, mass and spring", "other crank angle"])
+def test_a_model_of_the_same_structure_gets_the_answers_of_a_fresh_process(tmp_path, params):
+    """A first model fills the structure caches; a model of the same structure with other
+    values then runs to the bit-identical answers of a process that never saw the first."""
+    first = _answers(slider_crank())
+    patterns = _cache_keys()[0]
+    second = _answers(slider_crank(**params))
+    assert _cache_keys()[0] <= patterns           # the same structure: its pattern was reused
+    assert not np.array_equal(second["q"], first["q"])
+    fresh = _fresh_process_answers(tmp_path, **params)
+    assert fresh.keys() == second.keys()
+    for key in fresh:
+        np.testing.assert_array_equal(second[key], fresh[key], err_msg=key)
+
+
+def test_a_model_of_another_structure_is_not_served_from_the_caches(tmp_path):
+    """A fourth body after the slider-crank: new entries for its pattern and redundancy
+    analysis (misses), and the answers of a fresh process."""
+    _answers(slider_crank())
+    before = _cache_keys()
+    other = _answers(slider_crank(pendulum=True))
+    after = _cache_keys()
+    assert len(after[0] - before[0]) == 1 and len(after[1] - before[1]) == 1
+    fresh = _fresh_process_answers(tmp_path, pendulum=True)
+    for key in fresh:
+        np.testing.assert_array_equal(other[key], fresh[key], err_msg=key)
