@@ -100,7 +100,7 @@ class CompiledAssembly:
                 raise ValueError(f"{_describe(g)}: slot {cs.name} takes {len(codes)} arrays, got {len(cs.arrays)}")
             for j, (x, code) in enumerate(zip(cs.arrays, codes)):
                 buffer = ints if code[0] == "i" else floats
-                self.tab[slot, j] = _entry(buffer.add(x, code, f"{_describe(g)}: slot {cs.name} array {j}"))
+                self.tab[slot, j] = _entry(buffer.add(x, code, (g, cs.name, j)))
             if cs.values is not None:
                 functions[name] = (cs.values, cs.constant)
             if cs.rates is not None and not cs.constant:
@@ -248,10 +248,15 @@ class _Buffer:
     def __init__(self, dtype):
         self.dtype, self.parts, self.size = dtype, [], 0
 
-    def add(self, x, code: str, what: str) -> tuple[int, tuple]:
-        """Append ``x`` (``code``: dtype letter and ndim, e.g. "f2"); (offset, shape)."""
+    def add(self, x, code: str, what: str | tuple) -> tuple[int, tuple]:
+        """Append ``x`` (``code``: dtype letter and ndim, e.g. "f2"); (offset, shape).
+        ``what`` names the array if it is wrong: a text, or (group, slot name, argument
+        number), described only then."""
         x = np.ascontiguousarray(x, dtype=self.dtype)
         if x.ndim != int(code[1]):
+            if isinstance(what, tuple):
+                g, slot, j = what
+                what = f"{_describe(g)}: slot {slot} array {j}"
             raise ValueError(f"{what}: expected {code[1]} dimensions, got shape {x.shape}")
         offset = self.size
         self.parts.append(x.ravel())

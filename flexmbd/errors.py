@@ -1,6 +1,9 @@
 """Errors of model input."""
 from __future__ import annotations
 
+import functools
+import os
+
 
 class ModelError(ValueError):
     """Invalid model input; the message names the offending item.
@@ -21,11 +24,15 @@ def user_stacklevel() -> int:
     the flexmbd package (the user's line), however many flexmbd frames (services,
     Model methods, solvers) lie between: a fixed number went stale whenever a call path
     gained a frame, and the warnings then pointed at flexmbd/model.py."""
-    import os
     import sys
 
-    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
     frame, level = sys._getframe(1), 1  # the function that calls warnings.warn
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+    while frame is not None and _in_package(frame.f_code.co_filename):
         frame, level = frame.f_back, level + 1
     return level
+
+
+@functools.lru_cache(maxsize=512)
+def _in_package(filename: str) -> bool:
+    """Whether a code object's file lies in the flexmbd package (once per file name)."""
+    return os.path.abspath(filename).startswith(os.path.dirname(os.path.abspath(__file__)) + os.sep)

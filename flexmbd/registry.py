@@ -253,11 +253,7 @@ def element_types(section: str | None = None, family: str = "index3") -> list[El
 def builders() -> list[Callable]:
     """Every distinct builder of the index-3 family, in registration order of the first type
     using it."""
-    out = []
-    for t in REGISTRY.values():
-        if t.builder is not None and t.builder not in out:
-            out.append(t.builder)
-    return out
+    return [b for b in dict.fromkeys(t.builder for t in REGISTRY.values()) if b is not None]
 
 
 def _check_kinds(what: str, name: str, bodies, keys) -> None:

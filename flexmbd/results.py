@@ -20,6 +20,8 @@ class Result:
         self.system = system
         self.integrator = integrator
         self.h = h
+        #: the stored rows so far, as chunks of consecutive rows (one per ``append``, one per
+        #: ``extend``), joined once by :meth:`finish`
         self._rows = {k: [] for k in ("t", "q", "v", "qdd", "a", "lam")}
         self._stats = {k: [] for k in STAT_FIELDS}
         self.success = True
@@ -46,7 +48,7 @@ class Result:
             self._extra_rows.setdefault(name, []).append(val)
         for k, val in (("t", state.t), ("q", state.q), ("v", state.v), ("qdd", state.qdd), ("a", state.a),
                        ("lam", state.lam)):
-            self._rows[k].append(np.array(val, dtype=float))
+            self._rows[k].append(np.array(val, dtype=float)[None])
         for k in STAT_FIELDS:
             self._stats[k].append(stats[k])
         self._cache.clear()
@@ -55,7 +57,7 @@ class Result:
         """Append many rows at once (one per entry of ``t``; ``stats``: an array per field
         of :data:`STAT_FIELDS`), as :meth:`append` row by row."""
         for k, rows in (("t", t), ("q", q), ("v", v), ("qdd", qdd), ("a", a), ("lam", lam)):
-            self._rows[k].extend(np.asarray(rows, dtype=float))
+            self._rows[k].append(np.array(rows, dtype=float))
         for k in STAT_FIELDS:
             self._stats[k].extend(np.asarray(stats[k]).tolist())
         self._cache.clear()
@@ -69,9 +71,14 @@ class Result:
         self.success = False
         self.message = message
 
+    def last_time(self) -> float | None:
+        """The time of the last row recorded so far (None before the first)."""
+        t = self._rows["t"]
+        return float(t[-1][-1]) if t else None
+
     def finish(self):
         for k, rows in self._rows.items():
-            setattr(self, k, np.array(rows))
+            setattr(self, k, np.concatenate(rows) if rows else np.array([]))
         self.stats = {k: np.array(v) for k, v in self._stats.items()}
         self.extra = {k: np.array(v) for k, v in self._extra_rows.items()}
         #: "compiled", or "generic: <why>" (System.assembly)

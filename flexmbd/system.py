@@ -34,7 +34,7 @@ import scipy.sparse as sp
 from .compiled_assembly import compiled_assembly
 from .ground import GROUND
 from .groups import JACOBIAN_TERMS, P1_PARTS, EvalContext, FrictionGroup, jacobian_terms, tangent_map  # noqa: F401
-from .nodes import KINDS, kind_order
+from .nodes import KINDS, NodeKind, kind_order
 from .linalg import DENSE_LIMIT
 from .errors import ModelError, user_stacklevel
 from .registry import builders
@@ -98,6 +98,7 @@ class System:
                 self._branched.append((kind, self.config_rows(bs, kind), self.dof_rows(bs, kind)))
         # initial rotation matrices of all bodies (model.body_rotation), one evaluation per kind
         self._rotation0 = _initial_rotations(bodies)
+        self._frames0 = None      # (R, A) of every body and ground, made for local_points
         self._position0 = np.array([b.position for b in sorted(bodies, key=lambda b: b.index)],
                                    dtype=float).reshape(-1, 3)
         self.q0, self.v0 = self._initial_state()
@@ -106,8 +107,11 @@ class System:
         #: the node kinds of the model, in canonical order (builders make one group per kind)
         self.kinds = [k for k in self._kind_order if any(b.kind == k for b in bodies)]
         groups = []
+        by_builder = {}     # the elements of every builder, in model order (one type lookup each)
+        for e in model.elements:
+            by_builder.setdefault(e.type.builder, []).append(e)
         for build in builders():
-            elements = [e for e in model.elements if e.type.builder is build]
+            elements = by_builder.get(build)
             if elements:
                 groups += build(elements, self)
         self.body_groups = [g for g in groups if g.role == "inertia"]
@@ -270,10 +274,14 @@ class System:
         """Aᵀ (x − R) of every (body, global point x) pair: the body-fixed vectors of points
         given in the initial configuration (``Frame.point``), for all pairs at once."""
         index = np.fromiter((-1 if b is GROUND else b.index for b in bodies), dtype=int, count=len(bodies))
-        R = np.vstack([self._position0, np.zeros((1, 3))])[index]           # ground: last row
-        At = np.swapaxes(np.concatenate([self._rotation0, _EYE3[None]])[index], 1, 2)
+        if self._frames0 is None:    # every body's (R, A) and ground's in the last row
+            self._frames0 = (np.vstack([self._position0, np.zeros((1, 3))]),
+                             np.concatenate([self._rotation0, _EYE3[None]]))
+        R, At = self._frames0[0][index], np.swapaxes(self._frames0[1][index], 1, 2)
         u = _matvec(At, np.asarray(points, dtype=float).reshape(-1, 3) - R)
         for kind in {b.kind for b in bodies if b is not GROUND}:      # offsets a kind cannot carry
+            if type(kind).check_offsets is NodeKind.check_offsets:   # every offset is fine
+                continue
             mine = np.array([b is not GROUND and b.kind == kind for b in bodies], dtype=bool)
             kind.check_offsets([b.name for b, m in zip(bodies, mine) if m], u[mine])
         return u

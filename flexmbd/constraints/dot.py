@@ -18,7 +18,6 @@ all equations.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import chain
 
 import numpy as np
 
@@ -99,9 +98,9 @@ def _slot_table(slots) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The slots of n equations (:func:`_slots_of`): their sides and marker types
     (n, 2, 2, 2) and marker offsets (n·8·3,)."""
     n = len(slots) // 8
-    side = np.array([slot[0] for slot in slots], dtype=int).reshape(n, 2, 2, 2)
-    mtype = np.array([slot[1] for slot in slots], dtype=int).reshape(n, 2, 2, 2)
-    u = np.fromiter(chain.from_iterable(slot[2] for slot in slots), dtype=float, count=3 * len(slots))
+    kinds = np.array([slot[:2] for slot in slots], dtype=int).reshape(n, 2, 2, 2, 2)
+    side, mtype = np.ascontiguousarray(kinds[..., 0]), np.ascontiguousarray(kinds[..., 1])
+    u = np.array([slot[2] for slot in slots], dtype=float).reshape(3 * len(slots))
     return side, mtype, u
 
 
@@ -223,11 +222,29 @@ class DotConstraintGroup(ConstraintGroup):
                             terms, not self.laws, self._rates if self.laws else None)
 
     def subset(self, keep):
+        """The group of the equations ``keep`` (a mask): this group's arrays sliced, as
+        ``DotConstraintGroup`` of those equations would build them (freezing drops
+        redundant equations this way; rebuilding would repeat the slot tables)."""
         keep = np.flatnonzero(keep)
         remap = {old: new for new, old in enumerate(keep)}
-        laws = [TimeLaw(remap[tl.index], tl.law) for tl in self.laws if tl.index in remap]
-        out = DotConstraintGroup(self.kind, [self.equations[i] for i in keep], self.dof_index[keep], laws,
-                                 self.config_index[keep])
+        out = object.__new__(DotConstraintGroup)
+        out.kind, out.nq, out.nv = self.kind, self.nq, self.nv
+        out.equations = [self.equations[i] for i in keep]
+        out.owner = [self.owner[i] for i in keep]
+        out.label = [self.label[i] for i in keep]
+        out.laws = [TimeLaw(remap[tl.index], tl.law) for tl in self.laws if tl.index in remap]
+        for name in ("dof_index", "config_index", "side", "sign", "w0", "s0"):      # per equation
+            setattr(out, name, getattr(self, name)[keep])
+        slots = (keep[:, None] * 8 + np.arange(8)).ravel()                          # 8 slots per equation
+        for name in ("slot_dof", "slot_vel", "side_flat", "sign_flat"):
+            setattr(out, name, np.ascontiguousarray(getattr(self, name)[slots]))
+        out.marker_tensors = (np.ascontiguousarray(self.marker_tensors[slots]) if len(self.marker_tensors)
+                              else self.marker_tensors)
+        m = self.markers
+        anchors = None if m.anchors is None else m.anchors[slots]
+        if anchors is not None and np.isnan(anchors).all():      # as _slot_anchors: none kept
+            anchors = None
+        out.markers = self.kind.markers(m.u[slots], m.mtype[slots], anchors)
         if getattr(self, "on_ground", None) is not None:
             out.on_ground = self.on_ground[keep]
         return out

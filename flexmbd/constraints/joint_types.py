@@ -20,6 +20,7 @@ from pydantic import ConfigDict, Field, model_validator
 from ..errors import ModelError
 from ..ground import GROUND
 from ..nodes import PLANAR, POINT, SE3, VECTOR
+from ..nodes.base import NodeKind
 from ..registry import ElementType, pair_kind, register
 from ..spec import Axis, PairSpec, Point, TimeFunctionSpec, point3, time_function, unit
 from ..timefunctions import ConstantSpeed, Polynomial
@@ -43,15 +44,28 @@ def _check_slots(element, equations):
     """Points and directions on the joint's nodes that their kind cannot carry (ANCF cable
     nodes: only along the axis; modal beams: points off the beam) are a ModelError naming
     the joint (``NodeKind.check_offsets``, ``check_directions``)."""
-    for side, body in enumerate(element.bodies):
-        if body is GROUND:
-            continue
+    sides = [side for side, body in enumerate(element.bodies) if body is not GROUND and _checks_slots(body.kind)]
+    if not sides:
+        return
+    found = {}      # (side, marker type) -> the vectors, in equation order
+    for eq in equations:
+        for term in eq.terms:
+            for slot in term:
+                if isinstance(slot, tuple) and len(slot) >= 3 and slot[1] in (POINT, VECTOR):
+                    found.setdefault((slot[0], slot[1]), []).append(slot[2])
+    for side in sides:
+        body = element.bodies[side]
         kind = body.kind
         for mtype, check in ((POINT, kind.check_offsets), (VECTOR, kind.check_directions)):
-            u = [slot[2] for eq in equations for term in eq.terms for slot in term
-                 if isinstance(slot, tuple) and len(slot) >= 3 and slot[0] == side and slot[1] == mtype]
+            u = found.get((side, mtype))
             if u:
                 check([body.name] * len(u), u, element=element.name)
+
+
+def _checks_slots(kind) -> bool:
+    """False for a kind that carries every point and direction (NodeKind's checks)."""
+    t = type(kind)
+    return t.check_offsets is not NodeKind.check_offsets or t.check_directions is not NodeKind.check_directions
 
 
 def euler_frames(bodies) -> bool:

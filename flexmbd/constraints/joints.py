@@ -9,10 +9,12 @@ translational driver the displacement of j's point along ``a``.
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from ..nodes import POINT, VECTOR
-from ..rotations import perpendicular_pair
+from ..rotations import perpendicular_pair as _perpendicular_pair
 from .dot import NO_SLOT, Equation, const
 
 AXES = np.eye(3)
@@ -34,6 +36,19 @@ class Frame:
     def vector(self, v):
         u = tuple(self.A.T @ np.asarray(v, float))
         return (self.side, VECTOR, u) if self.anchor is None else (self.side, VECTOR, u, self.anchor)
+
+
+def perpendicular_pair(axis):
+    """:func:`flexmbd.rotations.perpendicular_pair` of a joint axis, computed once per
+    axis (freezing asks for it per joint; many joints share their axis); read-only arrays."""
+    return _pair(tuple(map(float, axis)))
+
+
+@lru_cache(maxsize=1024)
+def _pair(axis):
+    f, g = _perpendicular_pair(np.array(axis))
+    f.flags.writeable = g.flags.writeable = False
+    return f, g
 
 
 def _term(xa, xb, ya, yb=NO_SLOT):

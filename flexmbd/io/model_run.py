@@ -239,7 +239,7 @@ def _run_dynamic(loaded, system, writer, output, quiet, stdout, stderr, stop, pr
                 res = None
             except Exception as exc:  # noqa: BLE001 - a failure inside a step, reported as one paragraph
                 msg = _located(loaded, exc)
-                t_last = mirror._rows["t"][-1] if mirror._rows["t"] else 0.0
+                t_last = mirror.last_time() or 0.0
                 failure = (f"the simulation stopped after t = {float(t_last):.6g} s: {msg}", 1)
                 res = None
     finally:

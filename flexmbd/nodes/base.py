@@ -114,7 +114,7 @@ class NodeKind:
         return self.nq == self.nv
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, NodeKind) and other.key == self.key
+        return self is other or isinstance(other, NodeKind) and other.key == self.key
 
     def __hash__(self) -> int:
         return hash(self.key)

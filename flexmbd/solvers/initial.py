@@ -79,7 +79,8 @@ def assemble_positions(system, q, t=0.0, tol=1e-12, max_iter=50):
         if not np.all(np.isfinite(dq)):
             raise AssemblyError("cannot assemble the initial configuration: singular constraint Jacobian")
         q = system.increment(q, dq)
-    return q, AssemblyReport(it, norm, _moved(system, q, q_user))
+    moved = _moved(system, q, q_user) if it else dict.fromkeys((b.name for b in system.model.bodies), 0.0)
+    return q, AssemblyReport(it, norm, moved)
 
 
 def _moved(system, q, q_user):

@@ -204,10 +204,19 @@ class Settings:
     # ------------------------------------------------------------ validation
     def __post_init__(self) -> None:
         hints = self.hints()
+        checked = _DEFAULTS.setdefault(type(self), {})
         for f in dataclasses.fields(self):
             about = f.metadata["setting"]
             v = getattr(self, f.name)
-            v = about.check(f.name, v) if about.check is not None else _plain(f.name, v, hints[f.name], about)
+            if about.check is not None:
+                v = about.check(f.name, v)
+            elif v is f.default and f.name in checked:      # a plain default: checked once per class
+                v = checked[f.name]
+            else:
+                plain = _plain(f.name, v, hints[f.name], about)
+                if v is f.default:
+                    checked[f.name] = plain
+                v = plain
             object.__setattr__(self, f.name, v)
         self._check()
 
@@ -309,6 +318,10 @@ class Settings:
             bounds = _bound_text(about)
             lines.append(f"{f.name} ({dflt}{'; ' + bounds if bounds else ''}): {about.doc}")
         return "\n".join(lines)
+
+
+#: the checked value of every plain (numbers, flags, choices) default, by settings class
+_DEFAULTS: dict[type, dict[str, Any]] = {}
 
 
 def _plain(key, v, hint, about: About):
