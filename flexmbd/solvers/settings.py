@@ -451,8 +451,9 @@ class DynamicSettings(Settings):
                 "(finite differences, for comparison)", check=_dynamic_jacobian)
     refresh: Union[str, int] = setting(
         "newton", "Jacobian refresh: newton (every iteration), step (once a step), contraction (keep the "
-                  "factorization across steps until an iteration shrinks the error by less than half), or an "
-                  "integer i (keep the factorization until it has served i iterations of a step)", check=_refresh)
+                  "factorization across steps until an iteration shrinks the error by less than half or it has "
+                  "served 3 iterations of a step), or an integer i (keep the factorization until it has served i "
+                  "iterations of a step)", check=_refresh)
     convergence: Literal["scaled", "residual", "increment"] = setting(
         "scaled", "Newton convergence test: scaled (q'' and λ to newton_rtol of their size, the same meaning in any "
                   "units), residual (P1: 2-norm of the residual < tol) or increment (P3: 2-norm of the "
