@@ -369,14 +369,16 @@ def test_compiled_newton_failure_is_diagnosed():
 
 
 def test_dense_lu_solves_saddle_point_systems_and_detects_singular_ones():
-    """The compiled Newton step's LU: partial pivoting handles the zero multiplier block."""
+    """The compiled Newton step's LU (LAPACK's, of the C array's transpose): partial
+    pivoting handles the zero multiplier block; a non-symmetric matrix (damping, a Jacobian
+    transpose at another state) is solved, not its transpose."""
     from flexmbd.kernels.assembly import lu_factor, lu_solve
 
     rng = np.random.default_rng(3)
     n, m = 12, 5
     K = rng.standard_normal((n, n))
-    G = rng.standard_normal((m, n))
-    A = np.block([[K @ K.T + n * np.eye(n), G.T], [G, np.zeros((m, m))]])
+    G, G2 = rng.standard_normal((m, n)), rng.standard_normal((m, n))
+    A = np.block([[K @ K.T + n * np.eye(n) + 0.5 * (K - K.T), G2.T], [G, np.zeros((m, m))]])
     b = rng.standard_normal(n + m)
     LU, piv = A.copy(), np.zeros(n + m, dtype=np.int64)
     assert lu_factor(LU, piv)

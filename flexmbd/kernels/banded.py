@@ -3,14 +3,9 @@ matrix is banded after a renumbering (flexmbd/linalg.py ``_Banded`` makes the an
 the permutation and the band): LAPACK's ``dgbtrf``/``dgbtrs`` — the same routines, from
 the same library, as the Python path's ``_Banded`` — called from compiled code.
 
-How: SciPy exports its LAPACK as C functions (``scipy.linalg.cython_lapack``); their
-addresses are registered with LLVM's symbol table under fixed names at import
-(:data:`SYMBOLS`), and the kernels call those names (``numba.types.ExternalFunction``).
-The machine code in Numba's cache names the symbol, not the address, so it stays valid
-in every process (this module is imported, and the names registered, before any kernel
-that calls them is loaded).  Measured (docs/performance.md, "Banded Newton matrices in
-compiled code"): ``dgbtrf`` of chain-100's Newton matrix 216 µs against 662 µs for the
-same algorithm (LAPACK's unblocked ``dgbtf2``) written in Numba — so no LU is written
+How LAPACK is called from compiled code: kernels/lapack.py.  Measured (docs/performance.md,
+"Banded Newton matrices in compiled code"): ``dgbtrf`` of chain-100's Newton matrix 216 µs
+against 662 µs for the same algorithm (LAPACK's unblocked ``dgbtf2``) written in Numba — so no LU is written
 here.
 
 Storage: the matrix B = P A Pᵀ of the renumbered unknowns in LAPACK's band layout,
@@ -24,24 +19,11 @@ A's row p_i.
 """
 from __future__ import annotations
 
-import llvmlite.binding as _ll
 import numpy as np
-from numba import njit, types
-from numba.extending import get_cython_function_address
+from numba import njit
 
-#: LLVM symbol name → SciPy's LAPACK routine it calls
-SYMBOLS = {"flexmbd_dgbtrf": "dgbtrf", "flexmbd_dgbtrs": "dgbtrs"}
-for _name, _routine in SYMBOLS.items():
-    _ll.add_symbol(_name, get_cython_function_address("scipy.linalg.cython_lapack", _routine))
-
-_int = types.CPointer(types.int32)
-_dbl = types.CPointer(types.float64)
-_chr = types.CPointer(types.uint8)
-#: dgbtrf(m, n, kl, ku, ab, ldab, ipiv, info), every argument by reference (Fortran)
-_dgbtrf = types.ExternalFunction("flexmbd_dgbtrf", types.void(_int, _int, _int, _int, _dbl, _int, _int, _int))
-#: dgbtrs(trans, n, kl, ku, nrhs, ab, ldab, ipiv, b, ldb, info)
-_dgbtrs = types.ExternalFunction("flexmbd_dgbtrs",
-                                 types.void(_chr, _int, _int, _int, _int, _dbl, _int, _int, _dbl, _int, _int))
+from .lapack import dgbtrf as _dgbtrf
+from .lapack import dgbtrs as _dgbtrs
 
 
 @njit(cache=True)
