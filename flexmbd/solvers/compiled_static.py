@@ -7,7 +7,7 @@ Lie-group nodes) and whose Newton matrix is dense or factorized by the banded LU
 the load factor and its matrix (c_M = c_D = 0, c_K = 1), full Newton with the same
 convergence test as :class:`~.newton.NewtonSolver` (``residual``, or ``increment`` with
 the error estimate), the LU of the compiled dynamic step.  Same iterates to rounding
-(the LU is another implementation of the same pivoting), same counters, same outcome
+(the dense LU is LAPACK's of the transpose, the banded one LAPACK's band LU), same counters, same outcome
 and message on failure; the load stepping, the cuts of a failed increment and the
 diagnosis of a failure stay in Python.  Other systems take the Python path
 (:meth:`CompiledStatic.reason`, ``StaticResult.stats["newton_path"]``).
