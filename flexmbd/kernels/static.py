@@ -116,8 +116,8 @@ def static_newton(x0, n, load_factor, tol, increment, max_iter, last_iterations,
             if size < tol:
                 for i in range(n):
                     qe[i] = x[i]
-                shortest = evaluate_all(qe, ve, ae, x[n:], 0.0, 0.0, 1.0, load_factor, False, layout, vsize, bsize,
-                                        vec, blk, phi, ib, fb, tb, tab)
+                shortest = evaluate_all(qe, ve, ae, x[n:], 0.0, 0.0, 1.0, load_factor, not increment, layout,
+                                        vsize, bsize, vec, blk, phi, ib, fb, tb, tab)
                 if shortest == 0.0:
                     return ZERO_LENGTH, x, np.nan, chk, it
                 norm = _static_residual(vec, vec_index, phi, n, chk)
