@@ -67,3 +67,12 @@ def test_mode():
     finally:
         os.environ.clear()
         os.environ.update(env)
+
+
+@pytest.mark.filterwarnings("ignore::flexmbd.system.RedundantConstraintWarning")
+def test_the_warm_up_runs_of_every_model_family_succeed():
+    from flexmbd import warmup
+
+    assert len(warmup.FAMILIES) >= 6
+    failed = [name for name, run in warmup.FAMILIES if not run()]
+    assert not failed, f"warm-up runs that did not succeed: {failed}"
