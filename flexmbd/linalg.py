@@ -302,7 +302,6 @@ class LinearSolver:
         self._pattern = None   # (shape, indptr, indices) of the analysed pattern
         self._plan = None      # its backend, with the analysis
         self._factor = None
-        self._seen = (None, None)   # index arrays of a matrix found to have the analysed pattern
 
     def _analyse(self, A):
         m = self.method
@@ -320,12 +319,7 @@ class LinearSolver:
         if self._pattern is None:
             return False
         shape, indptr, indices = self._pattern
-        if A.indices is self._seen[0] and A.indptr is self._seen[1]:
-            return True     # the index arrays found to have the pattern before (a system's matrices share them)
-        same = A.shape == shape and np.array_equal(A.indptr, indptr) and np.array_equal(A.indices, indices)
-        if same:
-            self._seen = (A.indices, A.indptr)
-        return same
+        return A.shape == shape and np.array_equal(A.indptr, indptr) and np.array_equal(A.indices, indices)
 
     def factorize(self, A):
         if A.shape[0] != A.shape[1]:
@@ -342,7 +336,6 @@ class LinearSolver:
                 self._plan = None
                 self._plan = self._analyse(A)
                 self._pattern = (A.shape, A.indptr.copy(), A.indices.copy())
-                self._seen = (A.indices, A.indptr)
                 self.analyses += 1
             plan = self._plan
         self._factor = None

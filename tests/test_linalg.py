@@ -91,25 +91,6 @@ def test_a_new_pattern_gets_a_new_analysis(method):
 
 
 @pytest.mark.parametrize("method", _methods())
-def test_matrices_sharing_index_arrays_and_alternating_patterns(method):
-    """A system's matrices share the pattern's index arrays (system.py ``_scatter_matrix``):
-    recognised without a new analysis; when the pattern changes, the arrays recognised
-    before never stand for the new one (each matrix solved with its own analysis)."""
-    import copy
-
-    A, C = saddle_point(seed=5), saddle_point(seed=6)
-    lin = LinearSolver(method)
-    rng = np.random.default_rng(9)
-    for P in (A, A, C, A, C, C):
-        B = copy.copy(P)               # shares indices/indptr with P
-        B.data = P.data * (1.0 + 0.3 * rng.standard_normal(P.nnz))
-        b = rng.standard_normal(P.shape[0])
-        lin.factorize(B)
-        assert relative_residual(B, lin.solve(b), b) < 1e3 * EPS
-    assert lin.analyses == 4
-
-
-@pytest.mark.parametrize("method", _methods())
 def test_singular_matrix_raises(method):
     A = saddle_point(seed=8).tolil()
     A[5, :] = 0.0  # a zero row (kept in the pattern as explicit zeros)
