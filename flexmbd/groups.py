@@ -33,7 +33,6 @@ named per-element outputs, and may offer a compiled slot (``compiled_slot``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Callable, ClassVar, NamedTuple
 
 import numpy as np
@@ -168,13 +167,10 @@ class EvalContext:
     #: set-valued forces (:class:`FrictionGroup`) are the solver's own: left out
     set_valued: bool = False
 
-    def right(self, group: "Group", B: np.ndarray | None, factor: float = 1.0) -> np.ndarray | None:
-        """factor · B T(Δ) (factor · B for vector kinds or without Δ); B is not modified."""
-        if B is None:
+    def right(self, group: "Group", B: np.ndarray | None) -> np.ndarray | None:
+        if B is None or self.tangent is None:
             return B
-        if self.tangent is None:
-            return B if factor == 1.0 else factor * B
-        return self.tangent(group, B, factor)
+        return self.tangent(group, B)
 
 
 class Contribution(NamedTuple):
@@ -328,12 +324,13 @@ class ForceGroup(Group):
         F = -scale * Q
         if not ctx.matrix:
             return Contribution(F)
+        K = ctx.right(self, K)
         stiff = K is not None and self.stiffness_term in ctx.terms
         damp = D is not None and self.damping_term in ctx.terms
         if stiff and damp:
-            B = ctx.right(self, K, -ctx.cK * scale) - (ctx.cD * scale) * D
-        elif stiff:     # the factor applied with T(Δ): one pass over K
-            B = ctx.right(self, K, -ctx.cK * scale)
+            B = (-ctx.cK * scale) * K - (ctx.cD * scale) * D
+        elif stiff:
+            B = (-ctx.cK * scale) * K
         elif damp:
             B = (-ctx.cD * scale) * D
         else:
@@ -508,48 +505,33 @@ class ConstraintGroup(Group):
         F = Jq * lam[:, None]
         if not ctx.matrix:
             return Contribution(F, phi=phi)
-        B = ctx.right(self, H, ctx.cK) if want_h else None
+        B = ctx.cK * ctx.right(self, H) if want_h else None
         JT = Jq if ctx.tangent is None else ctx.tangent(self, Jq[:, None, :])[:, 0, :]
         return Contribution(F, B, phi, JT, Jq)
 
 
 def tangent_map(kinds_rows, n_ext: int):
-    """right(group, B, factor=1) for increments Δ: factor times B with the column blocks of
-    each Lie-group node multiplied by T(Δ) of that node.  ``kinds_rows``: [(kind, T (N, nv,
-    nv), first increment row of each of the N nodes)].  B is not modified; the factor is
-    applied to the gathered T (one pass over B)."""
+    """right(group, B) for increments Δ: B's column blocks of each Lie-group node times
+    T(Δ) of that node.  ``kinds_rows``: [(kind, T (N, nv, nv), first increment row of
+    each of the N nodes)]."""
     nv = max(k.nv for k, _, _ in kinds_rows)
-    Text = _identities(n_ext, nv).copy()
+    Text = np.broadcast_to(np.eye(nv), (n_ext, nv, nv)).copy()
     for kind, T, rows in kinds_rows:
         Text[rows, :kind.nv, :kind.nv] = T
 
-    def right(g, B, factor=1.0):
+    def right(g, B):
         sides = getattr(g, "side_kinds", None)
         if sides is not None:                  # a group joining nodes of different kinds
-            out = _right_by_side(Text, g, B, sides)
-            return out if factor == 1.0 else factor * out
+            return _right_by_side(Text, g, B, sides)
         kind = getattr(g, "kind", None)
         if kind is None or kind.additive:
-            return B if factor == 1.0 else factor * B
+            return B
         k = kind.nv
-        Tg = Text[g.dof_index[:, ::k]][:, :, :k, :k]                  # (n_el, bodies, k, k), a copy
-        if factor != 1.0:
-            Tg *= factor
+        Tg = Text[g.dof_index[:, ::k]][:, :, :k, :k]                  # (n_el, bodies, k, k)
         n_el, r = B.shape[0], B.shape[1]
-        out = np.empty(B.shape)
-        # (n_el, bodies, r, k) views of B and of the result: each body's columns times its T
-        np.matmul(B.reshape(n_el, r, -1, k).transpose(0, 2, 1, 3), Tg,
-                  out=out.reshape(n_el, r, -1, k).transpose(0, 2, 1, 3))
-        return out
+        Bb = B.reshape(n_el, r, -1, k).transpose(0, 2, 1, 3)         # (n_el, bodies, r, k)
+        return np.matmul(Bb, Tg).transpose(0, 2, 1, 3).reshape(B.shape)
     return right
-
-
-@lru_cache(maxsize=16)
-def _identities(n: int, k: int) -> np.ndarray:
-    """n k × k identities (read only; :func:`tangent_map` copies them)."""
-    out = np.broadcast_to(np.eye(k), (n, k, k)).copy()
-    out.flags.writeable = False
-    return out
 
 
 def _right_by_side(Text, g, B, sides):

@@ -70,9 +70,6 @@ class System:
         self.n, self.n_q = n, nc
         self.ground_offset, self.ground_config_offset = {}, {}
         self._kind_order = _kind_order(bodies)
-        #: the bodies of each kind present, in model order (one hash lookup per body, not a
-        #: comparison of every body with every kind)
-        self._bodies_of = _bodies_by_kind(bodies)
         for kind in self._kind_order:
             self.ground_offset[kind], self.ground_config_offset[kind] = n, nc
             n += kind.nv
@@ -88,7 +85,7 @@ class System:
             self._add_v = np.concatenate([self.dofs(b) for b in vec]) if vec else np.zeros(0, int)
             self._lie = []
             for kind in self._kind_order:
-                bs = [] if kind.additive else self._bodies_of.get(kind, [])
+                bs = [b for b in bodies if b.kind == kind and not kind.additive]
                 if bs:
                     self._lie.append((kind, self.config_rows(bs, kind), self.dof_rows(bs, kind)))
         #: rescale R³×R³ rotation vectors between steps (``rescale``); False only for experiments
@@ -96,7 +93,7 @@ class System:
         #: kinds whose coordinates have branches (rescaled between steps) with their rows
         self._branched = []
         for kind in self._kind_order:
-            bs = self._bodies_of.get(kind, [])
+            bs = [b for b in bodies if b.kind == kind]
             if bs and kind.has_branches:
                 self._branched.append((kind, self.config_rows(bs, kind), self.dof_rows(bs, kind)))
         # initial rotation matrices of all bodies (model.body_rotation), one evaluation per kind
@@ -108,7 +105,7 @@ class System:
 
         # ------------------------------------------------------------- groups
         #: the node kinds of the model, in canonical order (builders make one group per kind)
-        self.kinds = [k for k in self._kind_order if k in self._bodies_of]
+        self.kinds = [k for k in self._kind_order if any(b.kind == k for b in bodies)]
         groups = []
         by_builder = {}     # the elements of every builder, in model order (one type lookup each)
         for e in model.elements:
@@ -241,7 +238,7 @@ class System:
         v = np.zeros(self.n)
         bodies = self.model.bodies
         for kind in self._kind_order:
-            bs = self._bodies_of.get(kind)
+            bs = [b for b in bodies if b.kind == kind]
             if not bs:
                 continue
             qi, vi = self.config_rows(bs, kind), self.dof_rows(bs, kind)
@@ -710,20 +707,12 @@ def _matvec(A, x):
     return np.matmul(A, x[:, :, None])[:, :, 0]
 
 
-def _bodies_by_kind(bodies) -> dict:
-    """{kind: [its bodies in model order]} for the kinds present (kinds with equal keys
-    are one kind: NodeKind hashes and compares by key)."""
-    out: dict = {}
-    for b in bodies:
-        out.setdefault(b.kind, []).append(b)
-    return out
-
-
 def _initial_rotations(bodies):
     """(len(bodies), 3, 3): ``model.body_rotation`` of every body, indexed by body.index,
     evaluated for all bodies of a kind at once."""
     out = np.empty((len(bodies), 3, 3))
-    for kind, bs in _bodies_by_kind(bodies).items():
+    for kind in dict.fromkeys(b.kind for b in bodies):
+        bs = [b for b in bodies if b.kind == kind]
         out[[b.index for b in bs]] = kind.orientation_matrix(np.array([b.orientation for b in bs], dtype=float))
     out.flags.writeable = False
     return out
