@@ -286,6 +286,32 @@ def test_newton_matrix_with_tangent_operator_is_the_derivative_along_the_unknown
     np.testing.assert_allclose(A[:n, n:], Jq.T, atol=1e-12)
 
 
+@pytest.mark.parametrize("par", LIE)
+def test_tangent_operator_carries_the_stiffness_factor_and_the_load_factor(par):
+    """The tangent map applies a group's factor with T(Δ) (c_K, and −c_K s for loads at
+    load factor s): the Newton matrix with c_M = c_D = 0 is c_K ∂[F; Φ]/∂Δ at load factor s
+    (a pendulum of two Lie-group bodies under gravity, a load scaled by s)."""
+    from flexmbd.system import System
+
+    sys = System(C.spatial_double_pendulum(parameterization=par), redundancy="keep")
+    n, rng = sys.n, np.random.default_rng(7)
+    qb, delta = sys.q0, 0.3 * rng.standard_normal(sys.n)
+    v, acc, lam = rng.standard_normal(n), rng.standard_normal(n), rng.standard_normal(sys.m)
+    cK, s, eps = 0.37, 0.6, 1e-6
+    A = sys.evaluate(sys.increment(qb, delta), v, acc, lam, 0.0, cM=0, cD=0, cK=cK, load_factor=s, tangent=delta)[2]
+    A = A.toarray() if hasattr(A, "toarray") else A
+    num = np.zeros((n + sys.m, n))
+    for j in range(n):
+        e = np.zeros(n)
+        e[j] = eps
+        fp, fm_ = (np.concatenate(sys.evaluate(sys.increment(qb, delta + k * e), v, acc, lam, 0.0, load_factor=s,
+                                               matrix=False)[:2]) for k in (1, -1))
+        num[:, j] = cK * (fp - fm_) / (2 * eps)
+    assert np.max(np.abs(A[:n, :n] - num[:n])) <= 1e-6 * np.max(np.abs(num))
+    # the constraint rows Φ_q T(Δ) carry no factor
+    assert np.max(np.abs(A[n:, :n] - num[n:] / cK)) <= 1e-6 * np.max(np.abs(num[n:] / cK))
+
+
 def test_spherical_joints_across_lie_group_and_vector_kinds_have_exact_newton_matrices():
     """Spherical joints join nodes of different spatial kinds, Lie-group ones included
     (constraints/mixed.py): an SE(3) beam's tip pinned to an ANCF beam and to a
