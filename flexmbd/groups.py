@@ -259,6 +259,9 @@ class InertiaGroup(Group):
     F = M(q) q'' + Q_v(q, q') and ∂F/∂q, ∂F/∂q', M (the "inertia" Jacobian term)."""
 
     role = "inertia"
+    #: False when ∂F/∂q is zero at every state (inertia in body-frame twists: SE(3) beams),
+    #: so the Newton matrix needs neither it nor its tangent map
+    configuration_dependent: ClassVar[bool] = True
 
     def inertia_force(self, qb, vb, ab, jacobians=True):
         raise NotImplementedError
@@ -273,7 +276,7 @@ class InertiaGroup(Group):
             return Contribution(F)
         B = ctx.cM * M
         if "inertia" in ctx.terms:
-            B += ctx.cK * ctx.right(self, K) + ctx.cD * D
+            B += ctx.cK * ctx.right(self, K) + ctx.cD * D if self.configuration_dependent else ctx.cD * D
         return Contribution(F, B)
 
     def kinetic_energy(self, qe, ve):
@@ -510,38 +513,68 @@ class ConstraintGroup(Group):
         return Contribution(F, B, phi, JT, Jq)
 
 
-def tangent_map(kinds_rows, n_ext: int):
+def tangent_map(kinds_rows, n_ext: int, cache: dict | None = None):
     """right(group, B) for increments Δ: B's column blocks of each Lie-group node times
     T(Δ) of that node.  ``kinds_rows``: [(kind, T (N, nv, nv), first increment row of
-    each of the N nodes)]."""
+    each of the N nodes)].  ``cache``: a dict the caller keeps for one system (the same
+    ``kinds_rows`` rows at every call), where the nodes each group's columns refer to are
+    found once instead of at every call."""
     nv = max(k.nv for k, _, _ in kinds_rows)
-    Text = np.broadcast_to(np.eye(nv), (n_ext, nv, nv)).copy()
+    total = sum(len(rows) for _, _, rows in kinds_rows)
+    # T of every Lie-group node, then the identity (slot ``total``) for every other row
+    Tall = np.empty((total + 1, nv, nv))
+    start = 0
     for kind, T, rows in kinds_rows:
-        Text[rows, :kind.nv, :kind.nv] = T
+        if kind.nv == nv:
+            Tall[start:start + len(rows)] = T
+        else:
+            Tall[start:start + len(rows)] = np.eye(nv)
+            Tall[start:start + len(rows), :kind.nv, :kind.nv] = T
+        start += len(rows)
+    Tall[total] = np.eye(nv)
+    cache = {} if cache is None else cache
+    slot = cache.get("slot")
+    if slot is None:        # increment row → slot of its node in Tall
+        slot = np.full(n_ext, total)
+        start = 0
+        for _, _, rows in kinds_rows:
+            slot[rows] = start + np.arange(len(rows))
+            start += len(rows)
+        cache["slot"] = slot
+
+    def nodes(g, cols):
+        """Slots in Tall of the nodes of ``g``'s columns ``cols`` (a slice or a column)."""
+        key = (id(g), cols if isinstance(cols, int) else (cols.start, cols.stop, cols.step))
+        hit = cache.get(key)
+        if hit is None or hit[0] is not g or hit[1] is not g.dof_index:
+            hit = cache[key] = (g, g.dof_index, slot[g.dof_index[:, cols]])
+        return hit[2]
 
     def right(g, B):
         sides = getattr(g, "side_kinds", None)
         if sides is not None:                  # a group joining nodes of different kinds
-            return _right_by_side(Text, g, B, sides)
+            return _right_by_side(Tall, nodes, g, B, sides)
         kind = getattr(g, "kind", None)
         if kind is None or kind.additive:
             return B
         k = kind.nv
-        Tg = Text[g.dof_index[:, ::k]][:, :, :k, :k]                  # (n_el, bodies, k, k)
+        Tg = Tall[nodes(g, slice(None, None, k))]                     # (n_el, bodies, nv, nv)
+        if k != nv:
+            Tg = Tg[:, :, :k, :k]
         n_el, r = B.shape[0], B.shape[1]
         Bb = B.reshape(n_el, r, -1, k).transpose(0, 2, 1, 3)         # (n_el, bodies, r, k)
         return np.matmul(Bb, Tg).transpose(0, 2, 1, 3).reshape(B.shape)
     return right
 
 
-def _right_by_side(Text, g, B, sides):
+def _right_by_side(Tall, nodes, g, B, sides):
     """B's column blocks of a group whose elements join one node of each kind in ``sides``
     (columns in that order), each Lie-group side times its node's T(Δ)."""
     out, col = B, 0
     for kind in sides:
         k = kind.nv
         if not kind.additive:
-            Tg = Text[g.dof_index[:, col]][:, :k, :k]                    # (n_el, k, k)
+            Tg = Tall[nodes(g, col)][:, :k, :k]                          # (n_el, k, k)
             out = out.copy() if out is B else out
             out[..., col:col + k] = np.matmul(B[..., col:col + k], Tg)
         col += k

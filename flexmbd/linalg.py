@@ -300,6 +300,7 @@ class LinearSolver:
         self.analyses = 0      # analyses of a new sparsity pattern made so far
         self.used = None       # the method of the last factorization ('auto' resolved)
         self._pattern = None   # (shape, indptr, indices) of the analysed pattern
+        self._seen = (None, None)   # index arrays last found equal to it (compared by identity first)
         self._plan = None      # its backend, with the analysis
         self._factor = None
 
@@ -318,8 +319,15 @@ class LinearSolver:
     def _same_pattern(self, A):
         if self._pattern is None:
             return False
+        if A.indptr is self._seen[0] and A.indices is self._seen[1]:
+            # the index arrays compared last time (a system's Newton matrices share its
+            # pattern's, system.py _scatter_matrix; index arrays are never modified in place)
+            return True
         shape, indptr, indices = self._pattern
-        return A.shape == shape and np.array_equal(A.indptr, indptr) and np.array_equal(A.indices, indices)
+        same = A.shape == shape and np.array_equal(A.indptr, indptr) and np.array_equal(A.indices, indices)
+        if same:
+            self._seen = (A.indptr, A.indices)
+        return same
 
     def factorize(self, A):
         if A.shape[0] != A.shape[1]:
@@ -336,6 +344,7 @@ class LinearSolver:
                 self._plan = None
                 self._plan = self._analyse(A)
                 self._pattern = (A.shape, A.indptr.copy(), A.indices.copy())
+                self._seen = (A.indptr, A.indices)
                 self.analyses += 1
             plan = self._plan
         self._factor = None

@@ -34,6 +34,7 @@ class BeamInertiaGroup(InertiaGroup):
     Gauss points (:mod:`.inertia`)."""
 
     kind = SE3
+    configuration_dependent = False   # F = F(η, η') of the nodes' body-frame twists alone
 
     def __init__(self, names, dof_index, config_index, P, w, Ms):
         self.element_names = list(names)
