@@ -23,9 +23,7 @@ with ∂F/∂q = ∂(M q'' + Q_v)/∂q − ∂Q/∂q + ∂(Φ_qᵀ λ)/∂q (P1,
 """
 from __future__ import annotations
 
-import hashlib
 import warnings
-from collections import OrderedDict
 
 import numpy as np
 import scipy.linalg as sla
@@ -36,6 +34,7 @@ from .ground import GROUND
 from .groups import JACOBIAN_TERMS, P1_PARTS, EvalContext, FrictionGroup, jacobian_terms, tangent_map  # noqa: F401
 from .nodes import KINDS, NodeKind, kind_order
 from .linalg import DENSE_LIMIT
+from .memo import Recent as _Recent, digest as _digest
 from .errors import ModelError, user_stacklevel
 from .registry import builders
 from .services import provide
@@ -644,50 +643,12 @@ def freeze_reporting(model, redundancy: str | None = None, system: "System | Non
     return system
 
 
-class _Recent:
-    """A small cache of the most recent results by key (least recently used dropped)."""
-
-    def __init__(self, size: int = 32):
-        self.size, self.items = size, OrderedDict()
-
-    def get(self, key):
-        value = self.items.get(key)
-        if value is not None:
-            self.items.move_to_end(key)
-        return value
-
-    def put(self, key, value) -> None:
-        self.items[key] = value
-        if len(self.items) > self.size:
-            self.items.popitem(last=False)
-
-
 #: what freezing finds from the model's structure alone, kept for models of the same
 #: structure (a parameter study, a benchmark's repeats): the sparsity pattern by the
 #: groups' coordinate indices, the redundant equations by Φ_q at q0.  The arrays are
 #: shared between systems and never modified (not marked read-only: Numba would compile
 #: its kernels again for read-only arguments)
 _PATTERNS, _DEPENDENT = _Recent(), _Recent()
-
-
-def _digest(*parts) -> bytes:
-    """A key for arrays (dense or sparse), numbers and None: their contents, shapes and types."""
-    h = hashlib.blake2b(digest_size=20)
-    for p in parts:
-        if p is None:
-            h.update(b"none")
-        elif sp.issparse(p):
-            p = p.tocsr()
-            for a in (p.data, p.indices, p.indptr):
-                h.update(np.ascontiguousarray(a).tobytes())
-            h.update(repr(p.shape).encode())
-        elif isinstance(p, np.ndarray):
-            h.update(np.ascontiguousarray(p).tobytes())
-            h.update(f"{p.shape}{p.dtype}".encode())
-        else:
-            h.update(repr(p).encode())
-        h.update(b"|")
-    return h.digest()
 
 
 def _unique_rows(a):
