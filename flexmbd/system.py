@@ -69,6 +69,8 @@ class System:
         self.n, self.n_q = n, nc
         self.ground_offset, self.ground_config_offset = {}, {}
         self._kind_order = _kind_order(bodies)
+        #: the bodies of every kind of the model, in model order (one pass over the bodies)
+        self._by_kind = _by_kind(bodies)
         for kind in self._kind_order:
             self.ground_offset[kind], self.ground_config_offset[kind] = n, nc
             n += kind.nv
@@ -84,7 +86,7 @@ class System:
             self._add_v = np.concatenate([self.dofs(b) for b in vec]) if vec else np.zeros(0, int)
             self._lie = []
             for kind in self._kind_order:
-                bs = [b for b in bodies if b.kind == kind and not kind.additive]
+                bs = self._by_kind.get(kind) if not kind.additive else None
                 if bs:
                     self._lie.append((kind, self.config_rows(bs, kind), self.dof_rows(bs, kind)))
         #: rescale R³×R³ rotation vectors between steps (``rescale``); False only for experiments
@@ -92,11 +94,11 @@ class System:
         #: kinds whose coordinates have branches (rescaled between steps) with their rows
         self._branched = []
         for kind in self._kind_order:
-            bs = [b for b in bodies if b.kind == kind]
+            bs = self._by_kind.get(kind)
             if bs and kind.has_branches:
                 self._branched.append((kind, self.config_rows(bs, kind), self.dof_rows(bs, kind)))
         # initial rotation matrices of all bodies (model.body_rotation), one evaluation per kind
-        self._rotation0 = _initial_rotations(bodies)
+        self._rotation0 = _initial_rotations(bodies, self._by_kind)
         self._frames0 = None      # (R, A) of every body and ground, made for local_points
         self._position0 = np.array([b.position for b in sorted(bodies, key=lambda b: b.index)],
                                    dtype=float).reshape(-1, 3)
@@ -104,7 +106,7 @@ class System:
 
         # ------------------------------------------------------------- groups
         #: the node kinds of the model, in canonical order (builders make one group per kind)
-        self.kinds = [k for k in self._kind_order if any(b.kind == k for b in bodies)]
+        self.kinds = [k for k in self._kind_order if k in self._by_kind]
         groups = []
         by_builder = {}     # the elements of every builder, in model order (one type lookup each)
         for e in model.elements:
@@ -235,9 +237,8 @@ class System:
         """q0, v0 from the bodies' initial poses and velocities, vectorised per kind."""
         q = np.zeros(self.n_q)
         v = np.zeros(self.n)
-        bodies = self.model.bodies
         for kind in self._kind_order:
-            bs = [b for b in bodies if b.kind == kind]
+            bs = self._by_kind.get(kind)
             if not bs:
                 continue
             qi, vi = self.config_rows(bs, kind), self.dof_rows(bs, kind)
@@ -519,15 +520,12 @@ class System:
         for g in self.constraint_groups:
             _, Jq = g.evaluate(qe, t)
             idx = g.dof_index
-            r = np.broadcast_to((m + np.arange(len(g)))[:, None], idx.shape)
             ok = idx < self.n
-            rows.append(r[ok]), cols.append(idx[ok]), vals.append(Jq[ok])
+            rows.append(m + np.nonzero(ok)[0]), cols.append(idx[ok]), vals.append(Jq[ok])   # row-major, as idx[ok]
             m += len(g)
         rows, cols, vals = np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
-        if dense:
-            out = np.zeros((m, self.n))
-            np.add.at(out, (rows, cols), vals)
-            return out
+        if dense:   # entries on the same place summed in order from 0.0, as np.add.at would
+            return np.bincount(rows * self.n + cols, weights=vals, minlength=m * self.n).reshape(m, self.n)
         return sp.csr_matrix((vals, (rows, cols)), shape=(m, self.n))
 
     def constraint_time_derivative(self, qe, t):
@@ -668,12 +666,19 @@ def _matvec(A, x):
     return np.matmul(A, x[:, :, None])[:, :, 0]
 
 
-def _initial_rotations(bodies):
+def _by_kind(bodies) -> dict:
+    """{kind: its bodies in model order}, kinds in the order they first appear."""
+    out = {}
+    for b in bodies:
+        out.setdefault(b.kind, []).append(b)
+    return out
+
+
+def _initial_rotations(bodies, by_kind=None):
     """(len(bodies), 3, 3): ``model.body_rotation`` of every body, indexed by body.index,
-    evaluated for all bodies of a kind at once."""
+    evaluated for all bodies of a kind at once (``by_kind``: :func:`_by_kind` of the bodies)."""
     out = np.empty((len(bodies), 3, 3))
-    for kind in dict.fromkeys(b.kind for b in bodies):
-        bs = [b for b in bodies if b.kind == kind]
+    for kind, bs in (by_kind if by_kind is not None else _by_kind(bodies)).items():
         out[[b.index for b in bs]] = kind.orientation_matrix(np.array([b.orientation for b in bs], dtype=float))
     out.flags.writeable = False
     return out
