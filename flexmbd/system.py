@@ -323,7 +323,7 @@ class System:
         equations of the joint added last are the ones removed and the Euler-parameter
         normalisation is always kept.
         """
-        self._index_constraints()
+        self.m = sum(len(g) for g in self.constraint_groups)    # the rows' owners only for an error
         if self.m == 0:
             return
         small = self.m <= 200   # dense arrays: scipy.sparse's overhead dominates small models
@@ -340,6 +340,7 @@ class System:
         """The equations that depend on earlier ones, from Φ_q at q0 (a boolean mask)."""
         norms = np.linalg.norm(Jq, axis=1) if small else np.sqrt(np.asarray(Jq.multiply(Jq).sum(axis=1)).ravel())
         if np.any(norms == 0.0):
+            self._index_constraints()
             i = int(np.flatnonzero(norms == 0.0)[0])
             raise ModelError(f"constraint equation {self.describe_row(self.n + i)} has a zero Jacobian "
                              "in the initial configuration; check the joint's points and axes")

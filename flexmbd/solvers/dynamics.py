@@ -511,7 +511,7 @@ def _record_block(block, k: int, stored: np.ndarray, res: Result, box: dict, cn:
     if rows.size:
         summed = total[rows]
         summed[1:] -= total[rows[:-1]]
-        span = np.diff(np.r_[-1, rows])      # steps each stored row covers
+        span = np.diff(rows, prepend=-1)     # steps each stored row covers
         sec = span * seconds
         sub = span.copy()
         sec[0] += carry_seconds
