@@ -149,8 +149,8 @@ class System:
         return self.config_offsets[body.index] + np.arange(body.kind.nq)
 
     def _rows(self, bodies, kind, offsets, ground, width):
-        index = np.fromiter((-1 if b is GROUND else b.index for b in bodies), dtype=int, count=len(bodies))
-        start = np.where(index < 0, ground[kind], offsets[index])
+        g = ground[kind]
+        start = np.array([g if b is GROUND else offsets[b.index] for b in bodies], dtype=int)
         return start[:, None] + np.arange(width)
 
     def dof_rows(self, bodies, kind):
