@@ -7,6 +7,8 @@
   ``_DEPENDENT``, ``_LAYOUTS``) give a model of the same structure with other parameter
   values (another joint place, mass, spring) the answers of a process that never saw the
   first model, and a model of another structure is not served from them.
+- The joint groups kept by their inputs (constraints/joint_types.py ``_GROUPS``) are
+  shared with a model of the same joints, built anew for moved joints and for drivers.
 """
 import subprocess
 import sys
