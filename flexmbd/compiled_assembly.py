@@ -29,6 +29,9 @@ from .kernels import AVAILABLE
 if AVAILABLE:
     from .kernels import assembly as _k
 
+    #: the number of every slot in kernels/assembly.py ``SLOTS`` (a lookup, not a search)
+    _SLOT = {name: i for i, name in enumerate(_k.SLOTS)}
+
 LOG = logging.getLogger("flexmbd")
 _REPORTED: set[str] = set()
 
@@ -67,7 +70,7 @@ class CompiledAssembly:
             else:
                 try:
                     cs = g.compiled_slot()
-                    if cs.name not in _k.SLOTS:
+                    if cs.name not in _SLOT:
                         why = f"no compiled slot {cs.name}"
                     else:
                         name = self._free_slot(cs.name)
@@ -87,7 +90,7 @@ class CompiledAssembly:
                 vo += size
                 bo += size * width
                 continue
-            slot = _k.SLOTS.index(name)
+            slot = _SLOT[name]
             self.layout[slot, :2] = vo, bo
             self.vsize[slot], self.bsize[slot] = size, size * width
             if id(g) in rows:
@@ -112,7 +115,7 @@ class CompiledAssembly:
         #: the layout with every other slot removed (kernels/assembly.py ``_time_rates``)
         self._rates = list(rate_functions.items())
         self.rate_layout = self.layout.copy()
-        self.rate_layout[[_k.SLOTS.index(name) for name in _k.SLOTS if name not in rate_functions], 0] = -1
+        self.rate_layout[[i for i, name in enumerate(_k.SLOTS) if name not in rate_functions], 0] = -1
         #: whether Φ_t, Φ_qt, Φ_tt of every driven constraint are evaluated in compiled code
         self.rates_compiled = len(self._rates) == sum(1 for g in s.constraint_groups if getattr(g, "laws", None))
         self.vec, self.blk = np.zeros(vo), np.zeros(jo)
@@ -130,7 +133,7 @@ class CompiledAssembly:
         constant, self._varying, self._laid_out = _Buffer(float), [], False
         for name, (fun, is_constant) in functions.items():
             if is_constant:
-                slot, j0 = _k.SLOTS.index(name), len(_k.SLOT_ARGS[name])
+                slot, j0 = _SLOT[name], len(_k.SLOT_ARGS[name])
                 for j, (x, code) in enumerate(zip(_values(fun(0.0), len(_k.TIME_ARGS[name])), _k.TIME_ARGS[name])):
                     self.tab[slot, j0 + j] = _entry(constant.add(x, code, f"slot {name} time array {j}"))
             else:
@@ -144,7 +147,7 @@ class CompiledAssembly:
         count = getattr(_k, "COPIES", {}).get(name, 1)
         for k in range(count):
             candidate = name if k == 0 else f"{name}#{k + 1}"
-            if self.layout[_k.SLOTS.index(candidate), 0] < 0:
+            if self.layout[_SLOT[candidate], 0] < 0:
                 return candidate
         return None
 
@@ -157,7 +160,7 @@ class CompiledAssembly:
             buffer.parts, buffer.size = list(self._constant_values.parts), self._constant_values.size
             self._slices, self._slot_slices = [], {}
             for name, fun in self._varying:
-                slot, j0, codes = _k.SLOTS.index(name), len(_k.SLOT_ARGS[name]), _k.TIME_ARGS[name]
+                slot, j0, codes = _SLOT[name], len(_k.SLOT_ARGS[name]), _k.TIME_ARGS[name]
                 for j, (x, code) in enumerate(zip(_values(fun(t), len(codes)), codes)):
                     entry = buffer.add(x, code, f"slot {name} time array {j}")
                     self.tab[slot, j0 + j] = _entry(entry)

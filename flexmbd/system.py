@@ -24,9 +24,7 @@ with ∂F/∂q = ∂(M q'' + Q_v)/∂q − ∂Q/∂q + ∂(Φ_qᵀ λ)/∂q (P1,
 from __future__ import annotations
 
 import copy
-import hashlib
 import warnings
-from collections import OrderedDict
 
 import numpy as np
 import scipy.linalg as sla
@@ -37,6 +35,7 @@ from .ground import GROUND
 from .groups import JACOBIAN_TERMS, P1_PARTS, EvalContext, FrictionGroup, jacobian_terms, tangent_map  # noqa: F401
 from .nodes import KINDS, NodeKind, kind_order
 from .linalg import DENSE_LIMIT
+from .memo import Recent as _Recent, digest as _digest
 from .errors import ModelError, user_stacklevel
 from .registry import builders
 from .services import provide
@@ -71,6 +70,8 @@ class System:
         self.n, self.n_q = n, nc
         self.ground_offset, self.ground_config_offset = {}, {}
         self._kind_order = _kind_order(bodies)
+        #: the bodies of every kind of the model, in model order (one pass over the bodies)
+        self._by_kind = _by_kind(bodies)
         for kind in self._kind_order:
             self.ground_offset[kind], self.ground_config_offset[kind] = n, nc
             n += kind.nv
@@ -86,7 +87,7 @@ class System:
             self._add_v = np.concatenate([self.dofs(b) for b in vec]) if vec else np.zeros(0, int)
             self._lie = []
             for kind in self._kind_order:
-                bs = [b for b in bodies if b.kind == kind and not kind.additive]
+                bs = self._by_kind.get(kind) if not kind.additive else None
                 if bs:
                     self._lie.append((kind, self.config_rows(bs, kind), self.dof_rows(bs, kind)))
             # the same rows as slices where they are consecutive (a model of beams alone: all
@@ -99,11 +100,11 @@ class System:
         #: kinds whose coordinates have branches (rescaled between steps) with their rows
         self._branched = []
         for kind in self._kind_order:
-            bs = [b for b in bodies if b.kind == kind]
+            bs = self._by_kind.get(kind)
             if bs and kind.has_branches:
                 self._branched.append((kind, self.config_rows(bs, kind), self.dof_rows(bs, kind)))
         # initial rotation matrices of all bodies (model.body_rotation), one evaluation per kind
-        self._rotation0 = _initial_rotations(bodies)
+        self._rotation0 = _initial_rotations(bodies, self._by_kind)
         self._frames0 = None      # (R, A) of every body and ground, made for local_points
         self._position0 = np.array([b.position for b in sorted(bodies, key=lambda b: b.index)],
                                    dtype=float).reshape(-1, 3)
@@ -111,7 +112,7 @@ class System:
 
         # ------------------------------------------------------------- groups
         #: the node kinds of the model, in canonical order (builders make one group per kind)
-        self.kinds = [k for k in self._kind_order if any(b.kind == k for b in bodies)]
+        self.kinds = [k for k in self._kind_order if k in self._by_kind]
         groups = []
         by_builder = {}     # the elements of every builder, in model order (one type lookup each)
         for e in model.elements:
@@ -154,8 +155,8 @@ class System:
         return self.config_offsets[body.index] + np.arange(body.kind.nq)
 
     def _rows(self, bodies, kind, offsets, ground, width):
-        index = np.fromiter((-1 if b is GROUND else b.index for b in bodies), dtype=int, count=len(bodies))
-        start = np.where(index < 0, ground[kind], offsets[index])
+        g = ground[kind]
+        start = np.array([g if b is GROUND else offsets[b.index] for b in bodies], dtype=int)
         return start[:, None] + np.arange(width)
 
     def dof_rows(self, bodies, kind):
@@ -244,9 +245,8 @@ class System:
         """q0, v0 from the bodies' initial poses and velocities, vectorised per kind."""
         q = np.zeros(self.n_q)
         v = np.zeros(self.n)
-        bodies = self.model.bodies
         for kind in self._kind_order:
-            bs = [b for b in bodies if b.kind == kind]
+            bs = self._by_kind.get(kind)
             if not bs:
                 continue
             qi, vi = self.config_rows(bs, kind), self.dof_rows(bs, kind)
@@ -331,7 +331,7 @@ class System:
         equations of the joint added last are the ones removed and the Euler-parameter
         normalisation is always kept.
         """
-        self._index_constraints()
+        self.m = sum(len(g) for g in self.constraint_groups)    # the rows' owners only for an error
         if self.m == 0:
             return
         small = self.m <= 200   # dense arrays: scipy.sparse's overhead dominates small models
@@ -348,6 +348,7 @@ class System:
         """The equations that depend on earlier ones, from Φ_q at q0 (a boolean mask)."""
         norms = np.linalg.norm(Jq, axis=1) if small else np.sqrt(np.asarray(Jq.multiply(Jq).sum(axis=1)).ravel())
         if np.any(norms == 0.0):
+            self._index_constraints()
             i = int(np.flatnonzero(norms == 0.0)[0])
             raise ModelError(f"constraint equation {self.describe_row(self.n + i)} has a zero Jacobian "
                              "in the initial configuration; check the joint's points and axes")
@@ -532,15 +533,12 @@ class System:
         for g in self.constraint_groups:
             _, Jq = g.evaluate(qe, t)
             idx = g.dof_index
-            r = np.broadcast_to((m + np.arange(len(g)))[:, None], idx.shape)
             ok = idx < self.n
-            rows.append(r[ok]), cols.append(idx[ok]), vals.append(Jq[ok])
+            rows.append(m + np.nonzero(ok)[0]), cols.append(idx[ok]), vals.append(Jq[ok])   # row-major, as idx[ok]
             m += len(g)
         rows, cols, vals = np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
-        if dense:
-            out = np.zeros((m, self.n))
-            np.add.at(out, (rows, cols), vals)
-            return out
+        if dense:   # entries on the same place summed in order from 0.0, as np.add.at would
+            return np.bincount(rows * self.n + cols, weights=vals, minlength=m * self.n).reshape(m, self.n)
         return sp.csr_matrix((vals, (rows, cols)), shape=(m, self.n))
 
     def constraint_time_derivative(self, qe, t):
@@ -658,50 +656,12 @@ def freeze_reporting(model, redundancy: str | None = None, system: "System | Non
     return system
 
 
-class _Recent:
-    """A small cache of the most recent results by key (least recently used dropped)."""
-
-    def __init__(self, size: int = 32):
-        self.size, self.items = size, OrderedDict()
-
-    def get(self, key):
-        value = self.items.get(key)
-        if value is not None:
-            self.items.move_to_end(key)
-        return value
-
-    def put(self, key, value) -> None:
-        self.items[key] = value
-        if len(self.items) > self.size:
-            self.items.popitem(last=False)
-
-
 #: what freezing finds from the model's structure alone, kept for models of the same
 #: structure (a parameter study, a benchmark's repeats): the sparsity pattern by the
 #: groups' coordinate indices, the redundant equations by Φ_q at q0.  The arrays are
 #: shared between systems and never modified (not marked read-only: Numba would compile
 #: its kernels again for read-only arguments)
 _PATTERNS, _DEPENDENT = _Recent(), _Recent()
-
-
-def _digest(*parts) -> bytes:
-    """A key for arrays (dense or sparse), numbers and None: their contents, shapes and types."""
-    h = hashlib.blake2b(digest_size=20)
-    for p in parts:
-        if p is None:
-            h.update(b"none")
-        elif sp.issparse(p):
-            p = p.tocsr()
-            for a in (p.data, p.indices, p.indptr):
-                h.update(np.ascontiguousarray(a).tobytes())
-            h.update(repr(p.shape).encode())
-        elif isinstance(p, np.ndarray):
-            h.update(np.ascontiguousarray(p).tobytes())
-            h.update(f"{p.shape}{p.dtype}".encode())
-        else:
-            h.update(repr(p).encode())
-        h.update(b"|")
-    return h.digest()
 
 
 def _block(rows: np.ndarray) -> "slice | np.ndarray":
@@ -730,12 +690,19 @@ def _matvec(A, x):
     return np.matmul(A, x[:, :, None])[:, :, 0]
 
 
-def _initial_rotations(bodies):
+def _by_kind(bodies) -> dict:
+    """{kind: its bodies in model order}, kinds in the order they first appear."""
+    out = {}
+    for b in bodies:
+        out.setdefault(b.kind, []).append(b)
+    return out
+
+
+def _initial_rotations(bodies, by_kind=None):
     """(len(bodies), 3, 3): ``model.body_rotation`` of every body, indexed by body.index,
-    evaluated for all bodies of a kind at once."""
+    evaluated for all bodies of a kind at once (``by_kind``: :func:`_by_kind` of the bodies)."""
     out = np.empty((len(bodies), 3, 3))
-    for kind in dict.fromkeys(b.kind for b in bodies):
-        bs = [b for b in bodies if b.kind == kind]
+    for kind, bs in (by_kind if by_kind is not None else _by_kind(bodies)).items():
         out[[b.index for b in bs]] = kind.orientation_matrix(np.array([b.orientation for b in bs], dtype=float))
     out.flags.writeable = False
     return out

@@ -7,6 +7,8 @@
   ``_DEPENDENT``, ``_LAYOUTS``) give a model of the same structure with other parameter
   values (another joint place, mass, spring) the answers of a process that never saw the
   first model, and a model of another structure is not served from them.
+- The joint groups kept by their inputs (constraints/joint_types.py ``_GROUPS``) are
+  shared with a model of the same joints, built anew for moved joints and for drivers.
 """
 import subprocess
 import sys
@@ -149,3 +151,47 @@ def test_a_model_of_another_structure_is_not_served_from_the_caches(tmp_path):
     fresh = _fresh_process_answers(tmp_path, pendulum=True)
     for key in fresh:
         np.testing.assert_array_equal(other[key], fresh[key], err_msg=key)
+
+
+# ------------------------------------------- joint groups kept by their inputs
+def _joint_group(system):
+    (g,) = [c for c in system.constraint_groups if isinstance(c, DotConstraintGroup)]
+    return g
+
+
+def test_a_model_with_the_same_joints_gets_copies_of_their_group_and_a_fresh_process_answers(tmp_path):
+    """Other masses and spring, the same joints (places, axes, bodies' initial poses): the
+    joint group is served from constraints/joint_types.py ``_GROUPS`` (its arrays and its
+    redundancy subset shared, its rows its own), and the run gives a fresh process's
+    answers bit for bit; another crank angle moves the joints and gets a group of its own."""
+    first = _freeze(slider_crank())
+    params = dict(mass=30.0, k=5e4)
+    second = _freeze(slider_crank(**params))
+    g1, g2 = _joint_group(first), _joint_group(second)
+    assert g1 is not g2
+    for name in GROUP_ARRAYS:
+        assert getattr(g2, name) is getattr(g1, name), name
+    assert g2.markers is g1.markers
+    g2.first_row = -1                    # a system's own attribute: the other's is untouched
+    assert g1.first_row != -1 and _joint_group(first).first_row == g1.first_row
+    assert second.removed_equations == first.removed_equations
+    moved = _joint_group(_freeze(slider_crank(crank_angle=np.pi / 3)))
+    assert moved.slot_dof is not g1.slot_dof and not np.array_equal(moved.markers.u, g1.markers.u)
+    answers = _answers(slider_crank(**params))
+    fresh = _fresh_process_answers(tmp_path, **params)
+    for key in fresh:
+        np.testing.assert_array_equal(answers[key], fresh[key], err_msg=key)
+
+
+def test_joints_with_time_functions_are_built_every_time():
+    """A driver's data holds a time function (not plain numbers): its group is not kept,
+    so a second model with another speed gets its own law."""
+    def driven(speed):
+        model = slider_crank()
+        model.add("rotation_driver", body_i=fm.GROUND, body_j="crank", axis=(0, 0, 1), speed=speed, name="drive")
+        return _freeze(model, redundancy="keep")
+
+    g1, g2 = _joint_group(driven(1.0)), _joint_group(driven(3.0))
+    assert g2.slot_dof is not g1.slot_dof
+    np.testing.assert_array_equal(g2.slot_dof, g1.slot_dof)
+    assert g1._time_terms(0.5)[0][-1, 0] != g2._time_terms(0.5)[0][-1, 0]     # cos θ_d(t) of each speed

@@ -18,7 +18,7 @@ ROOT = Path(flexmbd.__file__).parent
 #: bottom to top; a module may import its own layer and the layers below
 LAYERS = [
     ["flexmbd._version", "flexmbd.errors", "flexmbd.ground", "flexmbd.timefunctions", "flexmbd.rotations",
-     "flexmbd.lie", "flexmbd.linalg", "flexmbd.services", "flexmbd.compile_watch", "flexmbd.cold_start", "flexmbd.kernels",
+     "flexmbd.lie", "flexmbd.linalg", "flexmbd.memo", "flexmbd.services", "flexmbd.compile_watch", "flexmbd.cold_start", "flexmbd.kernels",
      "flexmbd.kernels.*"],
     ["flexmbd.expressions"],
     ["flexmbd.nodes", "flexmbd.nodes.*"],

@@ -17,6 +17,7 @@ all equations.
 """
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 import numpy as np
@@ -224,7 +225,18 @@ class DotConstraintGroup(ConstraintGroup):
     def subset(self, keep):
         """The group of the equations ``keep`` (a mask): this group's arrays sliced, as
         ``DotConstraintGroup`` of those equations would build them (freezing drops
-        redundant equations this way; rebuilding would repeat the slot tables)."""
+        redundant equations this way; rebuilding would repeat the slot tables).  A group
+        kept for later models (constraints/joint_types.py ``_GROUPS``) keeps its subsets
+        too, shared with its copies: a copy of the subset is returned."""
+        memo = self.__dict__.setdefault("_subsets", {})
+        mask = np.asarray(keep, dtype=bool).tobytes()
+        made = memo.get(mask)
+        if made is None:
+            made = memo[mask] = self._subset(keep)
+        return copy.copy(made)
+
+    def _subset(self, keep):
+        """:meth:`subset` without its memo."""
         keep = np.flatnonzero(keep)
         remap = {old: new for new, old in enumerate(keep)}
         out = object.__new__(DotConstraintGroup)

@@ -12,12 +12,14 @@ drivers ``<driver>.torque`` [N m] / ``<driver>.force`` [N], the load the driver 
 """
 from __future__ import annotations
 
+import copy
 from typing import ClassVar, Literal, Optional
 
 import numpy as np
 from pydantic import ConfigDict, Field, model_validator
 
 from ..errors import ModelError
+from ..memo import Recent
 from ..ground import GROUND
 from ..nodes import PLANAR, POINT, SE3, VECTOR
 from ..nodes.base import NodeKind
@@ -107,7 +109,67 @@ def build_dot_constraints(elements, system):
     """One DotConstraintGroup per node kind: every equation of every joint and driver of
     that kind, in model order (builder of all joint and driver types); joints between
     Euler-parameter frames of different kinds and spherical joints across kinds have
-    their own groups."""
+    their own groups.
+
+    The groups are kept (:data:`_GROUPS`) by everything they are made from: the joints'
+    types, names and data, their bodies' kinds, places in the layout and initial poses.
+    A later model that gives the same inputs (a benchmark's repeats, a study over masses,
+    springs or loads) gets copies of them instead of its joints' equations written again
+    joint by joint; joints whose data is not plain numbers (drivers' time functions) are
+    built every time."""
+    key = _inputs_key(elements, system)
+    if key is not None:
+        kept = _GROUPS.get(key)
+        if kept is not None:
+            return [copy.copy(g) for g in kept]
+    groups = _build_dot_constraints(elements, system)
+    if key is not None:         # copies made before any system sets its rows on them
+        for g in groups:        # the subsets freezing cuts from them, shared with their copies
+            g.__dict__.setdefault("_subsets", {})
+        _GROUPS.put(key, [copy.copy(g) for g in groups])
+    return groups
+
+
+#: the joint groups of the most recent inputs (:func:`build_dot_constraints`); their arrays
+#: are shared by the systems given copies and never modified
+_GROUPS = Recent()
+
+
+def _inputs_key(elements, system) -> tuple | None:
+    """What :func:`_build_dot_constraints` makes the groups from, as a key (the layout, and
+    per joint its type, name, data and bodies with their initial poses), or None when an
+    element's data holds something other than numbers, arrays, text or None."""
+    meta = [system.n, system.n_q, system.offsets.tobytes(), system.config_offsets.tobytes(),
+            tuple((k.key, system.ground_offset[k], system.ground_config_offset[k]) for k in system._kind_order),
+            tuple(k.key for k in system.kinds)]
+    values = []         # the numbers, joined into one array (its bytes end the key)
+    rotation0 = system._rotation0
+    for e in elements:
+        meta.append((e.kind, e.name))
+        for b in e.bodies:
+            if b is GROUND:
+                meta.append(None)
+            else:
+                meta.append((b.index, b.kind.key))
+                values += [np.asarray(b.position, dtype=float).ravel(), rotation0[b.index].ravel()]
+        for name, value in e.data.items():
+            if isinstance(value, np.ndarray):
+                if value.dtype.kind not in "biuf":
+                    return None
+                meta.append((name, value.dtype.str, value.shape))
+                values.append(value.astype(float).ravel())
+            elif isinstance(value, float):      # by its bits (-0.0 is not 0.0 here)
+                meta.append((name, float))
+                values.append(np.array([value]))
+            elif value is None or isinstance(value, (bool, int, str)):
+                meta.append((name, type(value), value))
+            else:
+                return None
+    return tuple(meta), (np.concatenate(values) if values else np.zeros(0)).tobytes()
+
+
+def _build_dot_constraints(elements, system):
+    """:func:`build_dot_constraints` without its cache."""
     across = [e for e in elements if e.type.joins_kinds(e.bodies)]
     elements = [e for e in elements if not e.type.joins_kinds(e.bodies)]
     frames = [e for e in across if euler_frames(e.bodies)]

@@ -9,6 +9,8 @@ Angular velocity ω = 2 E(p) ṗ (global), ω' = 2 G(p) ṗ (body axes) (Nikrave
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..rotations import CHAT, DE, DG, E_matrix, G_matrix, rotation_matrix
@@ -26,11 +28,13 @@ def _matvec(A, x):
 class EulerParameterMarkers(MarkerSet):
     """Markers on Euler-parameter bodies: x = point·R + C(u)[p, p] + const·u."""
 
-    def __init__(self, kind, u, mtype, anchors=None):
-        super().__init__(kind, u, mtype, anchors)
-        # C(u)[i, j, k] with (A u)_i = C_ijk p_j p_k, zeroed for non-rotating markers
-        # as a product with CHAT's (48, 3) matrix (one ±1 per row: exact in any order)
-        self.Cu = (self.u @ _CHAT_ROWS.T).reshape(self.n, 3, 4, 4) * self.rot[:, None, None, None]
+    @functools.cached_property
+    def Cu(self) -> np.ndarray:
+        """C(u)[i, j, k] with (A u)_i = C_ijk p_j p_k, zeroed for non-rotating markers, as a
+        product with CHAT's (48, 3) matrix (one ±1 per row: exact in any order); made at
+        the first NumPy evaluation (compiled kernels take their own marker tensors, so
+        freezing does not make it)."""
+        return (self.u @ _CHAT_ROWS.T).reshape(self.n, 3, 4, 4) * self.rot[:, None, None, None]
 
     def evaluate(self, qb):
         p = qb[:, 3:7]

@@ -27,6 +27,21 @@ from .initial import StepState
 
 #: the first block's steps; each block doubles the last, up to LARGEST_BLOCK
 FIRST_BLOCK, LARGEST_BLOCK = 16, 4096
+#: the numbers a block's arrays may hold (8 MB) when a run without callbacks starts with
+#: one block as large as that allows (:func:`first_block`)
+BLOCK_BUDGET = 1 << 20
+
+
+def first_block(steps: int, n: int, m: int, callbacks: bool) -> int:
+    """The first block's steps: FIRST_BLOCK when the run reports its steps (progress,
+    ``on_step``: their first report comes soon), else as many of the run's ``steps`` as
+    the block's arrays (4 n + m + 6 numbers a step) hold within BLOCK_BUDGET, so that a
+    short run of a small model is one compiled call (each call costs its arguments'
+    dispatch, the block's arrays and their recording: ≈ 0.1 ms)."""
+    if callbacks:
+        return FIRST_BLOCK
+    fits = BLOCK_BUDGET // (4 * n + m + 6)
+    return int(max(FIRST_BLOCK, min(steps, fits, LARGEST_BLOCK)))
 
 
 @dataclass
@@ -113,12 +128,12 @@ def time_rows(ca, t: float, targets: np.ndarray, rates: bool = False):
 class CompiledLoop:
     """Blocks of steps of one run by the compiled Newton step (:func:`run`)."""
 
-    def __init__(self, stepper):
+    def __init__(self, stepper, first: int = FIRST_BLOCK):
         from ..kernels import time_loop
 
         self.kernel = time_loop.run_steps
         self.stepper, self.cn = stepper, stepper.compiled
-        self.size = FIRST_BLOCK
+        self.size = first
 
     def run(self, state: StepState, targets: np.ndarray, consistent: bool) -> Block:
         """The steps from ``state`` to each of ``targets`` in turn, until one fails;

@@ -29,7 +29,7 @@ from .diagnose import dependent_constraints, nonfinite_time_function
 from .events import EventWatch
 from .adaptive import Controller, ErrorControl
 from .halving import advance
-from .compiled_loop import CompiledLoop, loop_reason
+from .compiled_loop import CompiledLoop, first_block, loop_reason
 from .newton import (AGE_LIMIT, CONTRACTION_LIMIT, ROUNDING_FLOOR, STAGNATION, NewtonOutcome, NewtonSolver,
                      _same_key, scaled_increment_error)
 from .settings import DynamicSettings, SettingError
@@ -377,7 +377,8 @@ def simulate(model: Model, t_end: float | None = None, h: float | None = None, *
         consistent = None       # the controller makes the multipliers consistent itself
     targets, stored = _targets(s, origin, k0, n_steps, state.t, controller is not None)
     why = loop_reason(stepper, watch, controller, consistent)
-    loop = CompiledLoop(stepper) if why is None else None
+    loop = (CompiledLoop(stepper, first_block(len(targets), system.n, system.m, progress is not None or on_step is not None))
+            if why is None else None)
     res.time_loop = "compiled" if why is None else f"per step: {why}"
     box = {"pending": None}     # (state, summed stats) of steps computed since the last stored one
 
@@ -510,7 +511,7 @@ def _record_block(block, k: int, stored: np.ndarray, res: Result, box: dict, cn:
     if rows.size:
         summed = total[rows]
         summed[1:] -= total[rows[:-1]]
-        span = np.diff(np.r_[-1, rows])      # steps each stored row covers
+        span = np.diff(rows, prepend=-1)     # steps each stored row covers
         sec = span * seconds
         sub = span.copy()
         sec[0] += carry_seconds

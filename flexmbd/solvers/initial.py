@@ -98,8 +98,11 @@ def project_velocities(system, q, v, t=0.0):
     if system.m == 0:
         return v
     qe = system.extend(q)
+    phi_t = system.constraint_time_derivative(qe, t)
+    if not v.any() and np.linalg.norm(phi_t) < 1e-14:    # at rest, no driver moving: r = −Φ_t, nothing to do
+        return v
     Jq = _jacobian(system, qe, t)
-    r = -system.constraint_time_derivative(qe, t) - Jq @ v
+    r = -phi_t - Jq @ v
     if np.linalg.norm(r) < 1e-14:
         return v
     return v + _min_norm_solve(Jq, r)

@@ -205,7 +205,7 @@ class Settings:
     def __post_init__(self) -> None:
         hints = self.hints()
         checked = _DEFAULTS.setdefault(type(self), {})
-        for f in dataclasses.fields(self):
+        for f in self._fields():
             about = f.metadata["setting"]
             v = getattr(self, f.name)
             if about.check is not None:
@@ -224,6 +224,14 @@ class Settings:
         """Checks between settings (subclasses)."""
 
     @classmethod
+    def _fields(cls) -> tuple:
+        """``dataclasses.fields`` of the class, looked up once (a run makes its settings
+        every time)."""
+        if cls not in _FIELDS:
+            _FIELDS[cls] = dataclasses.fields(cls)
+        return _FIELDS[cls]
+
+    @classmethod
     def hints(cls) -> dict:
         """The fields' types."""
         if cls not in _HINTS:
@@ -236,7 +244,7 @@ class Settings:
         """``settings`` (default: all defaults) with ``overrides`` applied, validated."""
         cls._known(overrides)
         if settings is None:
-            missing = [f.name for f in dataclasses.fields(cls)
+            missing = [f.name for f in cls._fields()
                        if f.default is dataclasses.MISSING and f.name not in overrides]
             if missing:
                 raise TypeError(f"{cls.FOR} needs the setting{'s' if len(missing) > 1 else ''} "
@@ -253,7 +261,7 @@ class Settings:
 
     @classmethod
     def _known(cls, keys) -> None:
-        names = [f.name for f in dataclasses.fields(cls)]
+        names = [f.name for f in cls._fields()]
         for k in keys:
             if k not in names:
                 close = difflib.get_close_matches(k, names, n=1, cutoff=0.6)
@@ -322,6 +330,8 @@ class Settings:
 
 #: the checked value of every plain (numbers, flags, choices) default, by settings class
 _DEFAULTS: dict[type, dict[str, Any]] = {}
+#: the dataclass fields of every settings class (Settings._fields)
+_FIELDS: dict[type, tuple] = {}
 
 
 def _plain(key, v, hint, about: About):
