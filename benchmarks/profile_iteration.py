@@ -100,8 +100,10 @@ def main(steps=100, h=0.01):
     dense = np.zeros(0, dtype=np.int64)      # the dense storage (kernels/assembly.py ``_matrix``)
     pargs = (run.qdd[j].copy(), run.v[j].copy(), 0.0, qe.copy(), ve2, ae2, n, m, ca.layout, ca.vsize, ca.bsize, ca.pos,
              dense, ca.vec, ca.blk, phi, *ca.arrays(0.0))
-    cost["projection (refined)"] = _time(_project, *pargs, LU, piv, True)
-    cost["projection (own LU)"] = _time(_project, *pargs, LU, piv, False)
+    # the Newton LU at hand or not: below k.PROJECTION_LU_LIMIT unknowns both factorize the
+    # projection matrix (kernels/assembly.py ``_projection_factorized``), above it the first refines
+    cost["projection"] = _time(_project, *pargs, LU, piv, True)
+    cost["projection (no Newton LU)"] = _time(_project, *pargs, LU, piv, False)
     cargs = (run.q[j], run.v[j], ca.ground_q, ca.n_ext, m, ca.layout, ca.vsize, ca.bsize, ca.vec_index, ca.pos, dense,
              ca.vec, ca.blk, *ca.arrays(0.0))
     P = k._projection_matrix(qe.copy(), ve2, ae2, n, m, ca.layout, ca.vsize, ca.bsize, ca.pos, dense, ca.vec, ca.blk,
@@ -132,8 +134,8 @@ def main(steps=100, h=0.01):
             predicted = (residuals * cost["residual"]
                          + nw.factorizations * (cost["matrix"] + cost["scatter"] + cost["factorization"])
                          + (nw.iterations + residuals) * cost["solve"]       # corrections and error estimates
-                         + steps * cost["projection (refined)"]
-                         + (steps * cost["consistent q'', λ"] if multipliers == "consistent" else 0))
+                         + steps * cost["projection"]
+                         + (steps * cost["consistent (projection's LU)"] if multipliers == "consistent" else 0))
             print(f"  {refresh:12s} {multipliers:11s} {nw.iterations / steps:5.2f} {nw.residual_evaluations / steps:5.2f} "
                   f"{nw.factorizations / steps:5.2f} {1e6 * best / steps:9.1f} {predicted / steps:9.1f}")
 
