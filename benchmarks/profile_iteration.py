@@ -59,11 +59,10 @@ def _project(count, x, v_base, gp, qe, ve, ae, n, m, layout, vsize, bsize, pos, 
 
 @njit
 def _consistent(count, q, v, ground_q, n_ext, m, layout, vsize, bsize, vec_index, pos, band, vec, blk, ib, fb, tb,
-                tab, LU, piv, factored, P, Ppiv, kept, scale):
+                tab, P, Ppiv, kept):
     for _ in range(count):
         k.consistent_accelerations(q, v, ground_q, n_ext, m, layout, vsize, bsize, vec_index, pos, band, vec, blk, ib,
-                                   fb, tb, tab, True, LU, piv, factored, P, Ppiv, kept, scale, np.zeros(0), np.zeros(0),
-                                   layout)
+                                   fb, tb, tab, True, P.copy(), Ppiv, kept, np.zeros(0), np.zeros(0), layout)
 
 
 def _time(fun, *args, count=200, repeat=25):
@@ -101,15 +100,18 @@ def main(steps=100, h=0.01):
     dense = np.zeros(0, dtype=np.int64)      # the dense storage (kernels/assembly.py ``_matrix``)
     pargs = (run.qdd[j].copy(), run.v[j].copy(), 0.0, qe.copy(), ve2, ae2, n, m, ca.layout, ca.vsize, ca.bsize, ca.pos,
              dense, ca.vec, ca.blk, phi, *ca.arrays(0.0))
-    cost["projection (refined)"] = _time(_project, *pargs, LU, piv, True)
-    cost["projection (own LU)"] = _time(_project, *pargs, LU, piv, False)
+    # the Newton LU at hand or not: below k.PROJECTION_LU_LIMIT unknowns both factorize the
+    # projection matrix (kernels/assembly.py ``_projection_factorized``), above it the first refines
+    cost["projection"] = _time(_project, *pargs, LU, piv, True)
+    cost["projection (no Newton LU)"] = _time(_project, *pargs, LU, piv, False)
     cargs = (run.q[j], run.v[j], ca.ground_q, ca.n_ext, m, ca.layout, ca.vsize, ca.bsize, ca.vec_index, ca.pos, dense,
-             ca.vec, ca.blk, *ca.arrays(0.0), LU, piv)
+             ca.vec, ca.blk, *ca.arrays(0.0))
     P = k._projection_matrix(qe.copy(), ve2, ae2, n, m, ca.layout, ca.vsize, ca.bsize, ca.pos, dense, ca.vec, ca.blk,
                              phi, *ca.arrays(0.0), True)
-    no_piv = np.zeros(0, dtype=np.int64)
-    cost["consistent q'', λ (own LU)"] = _time(_consistent, *cargs, False, P, no_piv, False, run.qdd[j])
-    cost["consistent (kept matrix, refined)"] = _time(_consistent, *cargs, True, P, no_piv, True, run.qdd[j])
+    Ppiv = np.zeros(N, dtype=np.int64)
+    cost["consistent q'', λ"] = _time(_consistent, *cargs, P, Ppiv, False)
+    k.lu_factor(P, Ppiv)    # the projection's factorization at the same q (kernels/assembly.py ``_velocity``)
+    cost["consistent (projection's LU)"] = _time(_consistent, *cargs, P, Ppiv, True)
     print(f"slider-crank, {N} unknowns, at t = {run.t[j]:.3g} s of a {steps}-step run (h = {h:g} s)")
     print("\none operation alone (µs):")
     for key, value in cost.items():
@@ -132,8 +134,8 @@ def main(steps=100, h=0.01):
             predicted = (residuals * cost["residual"]
                          + nw.factorizations * (cost["matrix"] + cost["scatter"] + cost["factorization"])
                          + (nw.iterations + residuals) * cost["solve"]       # corrections and error estimates
-                         + steps * cost["projection (refined)"]
-                         + (steps * cost["consistent q'', λ"] if multipliers == "consistent" else 0))
+                         + steps * cost["projection"]
+                         + (steps * cost["consistent (projection's LU)"] if multipliers == "consistent" else 0))
             print(f"  {refresh:12s} {multipliers:11s} {nw.iterations / steps:5.2f} {nw.residual_evaluations / steps:5.2f} "
                   f"{nw.factorizations / steps:5.2f} {1e6 * best / steps:9.1f} {predicted / steps:9.1f}")
 

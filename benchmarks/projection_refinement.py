@@ -4,6 +4,8 @@ kept across steps (``refresh='contraction'``) as with one made in the step (``'s
 Prints, at a few states of each run, the spectral radius of I − B⁻¹A (B the Newton matrix
 at hand, A the projection matrix [M Φ_qᵀ; Φ_q 0] at q_{n+1}: the refinement's contraction
 factor) and the sweeps a Python replica of ``_refine`` needs to its rounding-level stop.
+(Since 2026-11-28 afternoon, dense systems of up to ``PROJECTION_LU_LIMIT`` unknowns, the
+slider-crank's 41 included, factorize the projection matrix instead: benchmarks/projection_lu.py.)
 
     PYTHONPATH=. python benchmarks/projection_refinement.py
 """

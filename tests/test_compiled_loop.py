@@ -297,8 +297,9 @@ def test_consistent_multipliers_in_the_blocks(refresh, project, monkeypatch):
 
 def test_projection_by_refinement_is_the_projection():
     """The velocity projection solved by refinement with the Newton factorization
-    (kernels/assembly.py ``_refine``) converges to the projection itself: Φ_q q' at the
-    rounding level and the same q' as a direct factorization of [M Φ_qᵀ; Φ_q 0]; a
+    (kernels/assembly.py ``_refine``, dense systems above ``PROJECTION_LU_LIMIT``
+    unknowns) converges to the projection itself: Φ_q q' at the rounding level and the
+    same q' as a direct factorization of [M Φ_qᵀ; Φ_q 0] (the small systems' way); a
     factorization too far from it is refused (then A is factorized)."""
     from flexmbd.kernels import assembly as k
 
@@ -321,16 +322,20 @@ def test_projection_by_refinement_is_the_projection():
     args = (np.zeros(n), v, 0.0, qe, zero.copy(), zero.copy(), n, system.m, ca.layout, ca.vsize, ca.bsize, ca.pos,
             dense, ca.vec, ca.blk, phi, *ca.arrays(0.0))
     no = (np.zeros((0, 0)), np.zeros(0, dtype=np.int64), np.zeros(0), ca.rate_layout)  # nothing kept, no Φ_t
-    refined = k._velocity(True, *args, LU, piv, True, *no)
     direct = k._velocity(True, *args, LU, piv, False, *no)
-    Jq = system.constraint_jacobian(qe, 0.0, dense=True)
-    assert np.max(np.abs(Jq @ v)) > 1e-4
-    assert np.max(np.abs(Jq @ refined)) < 1e-13 * np.max(np.abs(refined))
-    assert np.max(np.abs(refined - direct)) < 1e-14 * np.max(np.abs(direct))
-    # refinement with an unrelated matrix does not converge: refused
+    # at 41 unknowns the projection factorizes its own matrix even with the Newton LU at hand
+    assert nm <= k.PROJECTION_LU_LIMIT
+    assert np.array_equal(k._velocity(True, *args, LU, piv, True, *no), direct)
     A = k._projection_matrix(qe, zero.copy(), zero.copy(), n, system.m, ca.layout, ca.vsize, ca.bsize, ca.pos, dense,
                              ca.vec, ca.blk, phi, *ca.arrays(0.0), True)
     rhs = np.r_[np.zeros(n), -(A[n:, :n] @ v)]
+    refined = v + k._refine(A, LU, piv, rhs, v, n, dense)[:n]     # as larger dense systems project
+    Jq = system.constraint_jacobian(qe, 0.0, dense=True)
+    assert np.max(np.abs(Jq @ v)) > 1e-4
+    assert np.max(np.abs(Jq @ refined)) < 1e-13 * np.max(np.abs(refined))
+    assert np.max(np.abs(Jq @ direct)) < 1e-13 * np.max(np.abs(direct))
+    assert np.max(np.abs(refined - direct)) < 1e-14 * np.max(np.abs(direct))
+    # refinement with an unrelated matrix does not converge: refused
     B = A + np.diag(np.r_[np.full(n, 50.0), np.zeros(system.m)])
     LUb, pivb = B.copy(), np.zeros(nm, dtype=np.int64)
     assert k.lu_factor(LUb, pivb)

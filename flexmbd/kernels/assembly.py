@@ -649,6 +649,9 @@ SINGULAR_CONSISTENT = 6
 FULL, ONCE_PER_STEP, CONTRACTION = 0, -1, -2
 #: iterations of the velocity projection's refinement with the Newton factorization
 REFINEMENTS = 8
+#: dense systems up to this many unknowns project by a factorization of the projection
+#: matrix itself, larger ones refine with the Newton LU (:func:`_projection_factorized`)
+PROJECTION_LU_LIMIT = 100
 
 
 @njit(cache=True)
@@ -874,11 +877,12 @@ def _velocity(project, x, v_base, gp, qe, ve, ae, n, m, layout, vsize, bsize, po
     """q'_{n+1} = v_base + γ' q''; projected mass-orthogonally onto Φ_q q' + Φ_t = 0 if asked:
     [M Φ_qᵀ; Φ_q 0] [Δq'; μ] = [0; −Φ_q q' − Φ_t] (Φ_t of driven constraints from the
     rates ``td`` on the slots of ``rates``, :func:`_time_rates`).  A dense matrix with the Newton factorization
-    at hand (``factored``) is solved by refinement with it (:func:`_refine`), else (or if
-    that does not converge) by a factorization of its own; a banded one always by its own
-    (:func:`_refines`).  An empty array: the projection matrix is singular.  P, Ppiv
-    (if of the shapes of LU, piv): receive the projection matrix (dense) or its
-    factorization (banded) for :func:`consistent_accelerations`."""
+    at hand (``factored``) and more than :data:`PROJECTION_LU_LIMIT` unknowns is solved by
+    refinement with it (:func:`_refine`), else (or if that does not converge) by a
+    factorization of its own (:func:`_projection_factorized`).  An empty array: the
+    projection matrix is singular.  P, Ppiv (if of the shapes of LU, piv): receive the
+    projection matrix's factorization where :func:`_projection_factorized`, else the
+    matrix, for :func:`consistent_accelerations`."""
     v1 = v_base + gp * x[:n]
     if not project or m == 0:
         return v1
@@ -886,7 +890,8 @@ def _velocity(project, x, v_base, gp, qe, ve, ae, n, m, layout, vsize, bsize, po
     A = _projection_matrix(qe, ve, ae, n, m, layout, vsize, bsize, pos, band, vec, blk, phi, ib, fb, tb, tab,
                            project)
     keep = P.shape[0] == N
-    if keep and _refines(band):
+    own_lu = _projection_factorized(band, N)
+    if keep and not own_lu:
         P[:, :] = A
     rhs = np.zeros(N)
     if band.shape[0] == 0:
@@ -906,14 +911,14 @@ def _velocity(project, x, v_base, gp, qe, ve, ae, n, m, layout, vsize, bsize, po
         phi_t = _time_rates(qe, ve, ae, m, rates, vsize, bsize, vec, blk, ib, fb, td, tab, not project)
         for i in range(m):
             rhs[n + i] -= phi_t[i]
-    if factored and _refines(band):
+    if factored and not own_lu:
         z = _refine(A, LU, piv, rhs, v1, n, band)
         if z.shape[0] == N:
             return v1 + z[:n]
     own = np.empty(N, dtype=np.int64)
     if not _factor(A, own, band):
         return np.empty(0)
-    if keep and not _refines(band):
+    if keep and own_lu:
         P[:, :] = A
         Ppiv[:] = own
     return v1 + _solve(A, own, rhs, band)[:n]
@@ -933,19 +938,22 @@ def _time_rates(qe, ve, ae, m, rates, vsize, bsize, vec, blk, ib, fb, td, tab, m
 
 
 @njit(cache=True)
-def _refines(band):
-    """Whether the projection and the consistent solve refine with the Newton LU instead of
-    factorizing their own matrix: for dense storage (small systems: a factorization costs
-    several solves and products with the matrix), not for banded (chain-100: LAPACK's band
-    LU 0.36 ms against 0.06 ms a solve, and refinement from a kept factorization needs 4–8
-    solves and band products: the projection 1.21 ms refined against 0.95 ms with its own
-    LU, docs/performance.md)."""
-    return band.shape[0] == 0
+def _projection_factorized(band, N):
+    """Whether the velocity projection factorizes [M Φ_qᵀ; Φ_q 0] (N unknowns) instead of
+    refining with the Newton LU: banded always (chain-100: LAPACK's band LU 0.36 ms against
+    0.06 ms a solve, the projection 1.21 ms refined against 0.95 ms with its own LU); dense
+    up to :data:`PROJECTION_LU_LIMIT` unknowns, where LAPACK's LU (12 µs at 44 unknowns,
+    64 µs at 110) costs less than the 6–8 sweeps of the refinement (a product and a
+    back-substitution each: ≈ 2.2 µs at 44, ≈ 8 µs at 110), and the consistent
+    accelerations at the same q solve with the same factorization (docs/performance.md,
+    "The projection's own factorization").  A function of the storage and size alone, so
+    the compiled loop and the per-step path make the same choice (the same bits)."""
+    return band.shape[0] > 0 or N <= PROJECTION_LU_LIMIT
 
 
 @njit(cache=True)
 def consistent_accelerations(q, v, ground_q, n_ext, m, layout, vsize, bsize, vec_index, pos, band, vec, blk, ib, fb,
-                             tb, tab, matrix, LU, piv, factored, P, Ppiv, kept, scale, td, tdd, rates):
+                             tb, tab, matrix, P, Ppiv, kept, td, tdd, rates):
     """q'' and λ from [M Φ_qᵀ; Φ_q 0] [q''; λ] = [Q − Q_v; γ] at (q, q') — solvers/initial.py
     ``ConsistentAccelerations`` for forces that do not depend on λ (the compiled loop's
     systems).  γ = −q'ᵀ (∂²Φ_i/∂q²) q' per equation, from the constraint slots'
@@ -955,14 +963,15 @@ def consistent_accelerations(q, v, ground_q, n_ext, m, layout, vsize, bsize, vec
     ``rates`` (:func:`_time_rates`; empty td: none).  ``matrix``: True, as a variable.  Returns (False,
     …) when the matrix is singular.
 
-    ``kept``: P, Ppiv already hold [M Φ_qᵀ; Φ_q 0] at q (dense) or its factorization
-    (banded) — the velocity projection's, made by :func:`newton_step` at the same q —
-    else the matrix is evaluated here.  ``factored``: LU, piv hold the Newton
-    factorization, which differs from this matrix by O(h) terms (as for the projection):
-    a dense matrix is then solved by refinement with it (:func:`_refine`, its stop at the
-    rounding level of q'' measured against ``scale``, e.g. the integrator's q''), and by a
-    factorization of its own only if that does not converge (:func:`_refines`).  Same
-    solution to rounding (tests/test_compiled_loop.py, tests/test_banded.py)."""
+    ``kept``: P, Ppiv already hold the factorization of [M Φ_qᵀ; Φ_q 0] at q — the
+    velocity projection's, made by :func:`newton_step` at the same q — or, when the
+    projection refined with the Newton LU instead (:func:`_projection_factorized`), the
+    matrix itself; else the matrix is evaluated here.  A matrix is factorized here: the
+    refinement with the Newton LU, tried here before, never reached the rounding level of
+    q'' in its 8 sweeps on the slider-crank (its first error 3e-2 of q'', contraction
+    ≈ 0.03 a sweep; ``benchmarks/projection_refinement.py``) and fell back to this
+    factorization every step.  Same solution to rounding (tests/test_compiled_loop.py,
+    tests/test_banded.py)."""
     n = q.shape[0]
     N = n + m
     qe = np.empty(n + ground_q.shape[0])
@@ -1018,7 +1027,7 @@ def consistent_accelerations(q, v, ground_q, n_ext, m, layout, vsize, bsize, vec
         phi_tt = _time_rates(qe, ve, ae, m, rates, vsize, bsize, vec, blk, ib, fb, tdd, tab, not matrix)
         for i in range(m):
             rhs[n + i] -= phi_tt[i]
-    if kept and not _refines(band):
+    if kept and _projection_factorized(band, N):
         x = _solve(P, Ppiv, rhs, band)
         return True, x[:n], x[n:]
     if kept:
@@ -1026,10 +1035,6 @@ def consistent_accelerations(q, v, ground_q, n_ext, m, layout, vsize, bsize, vec
     else:
         A = _projection_matrix(qe, np.zeros(n_ext), np.zeros(n_ext), n, m, layout, vsize, bsize, pos, band, vec, blk,
                                phi, ib, fb, tb, tab, matrix)
-    if factored and _refines(band):
-        z = _refine(A, LU, piv, rhs, scale, n, band)
-        if z.shape[0] == N:
-            return True, z[:n], z[n:]
     own = np.empty(N, dtype=np.int64)
     if not _factor(A, own, band):
         return False, rhs[:n], rhs[n:]

@@ -21,7 +21,7 @@ def run_steps(t, targets, q, v, qdd, a, lam, key, am, af, beta, gamma, tol, scal
     as solvers/dynamics.py ``_consistent``) and STATS[k] its counters (iterations, refreshes, factorizations, residual
     evaluations, rounding stops).  P, Ppiv (LU's and piv's shapes) carry the projection
     matrix or its factorization from the Newton step to the consistent solve
-    (``assembly.consistent_accelerations``), which may also refine with the Newton LU.  ``key`` is the step size the factorization at
+    (``assembly.consistent_accelerations``).  ``key`` is the step size the factorization at
     hand was made for (NaN: none); a step size that differs by more than rounding
     (relative 1e-9, solvers/newton.py ``_same_key``) drops it.
 
@@ -58,9 +58,8 @@ def run_steps(t, targets, q, v, qdd, a, lam, key, am, af, beta, gamma, tol, scal
             return k, code, x, norm, chk, q1, key
         if consistent:      # q'' and λ from the index-1 equations at (q_{n+1}, q'_{n+1})
             ok, qdd1, lam1 = consistent_accelerations(q1, v1, ground_q, n_ext, lam.shape[0], layout, vsize, bsize,
-                                                      vec_index, pos, band, vec, blk, ib, fb, tb, tab, consistent, LU,
-                                                      piv, status[0] == 1, P, Ppiv, project and lam.shape[0] > 0,
-                                                      x[:n], td, tdd, rates)
+                                                      vec_index, pos, band, vec, blk, ib, fb, tb, tab, consistent, P,
+                                                      Ppiv, project and lam.shape[0] > 0, td, tdd, rates)
             if not ok:
                 return k, SINGULAR_CONSISTENT, x, norm, chk, q1, key
         else:
