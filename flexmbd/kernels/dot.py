@@ -12,7 +12,6 @@ from .markers import (
     frame_marker,
     planar_contract,
     planar_marker,
-    spatial_contract,
 )
 
 #: the node kinds' ``kernel_code`` values this kernel serves (flexmbd.nodes); ANCF: both
@@ -82,13 +81,14 @@ def _spatial(qe, slot_dof, u, mtype, side, sign, w, s, lam, hessian, hscale, phi
                     if not (pr >= 0 and mtype[pr] == t and slot_dof[pr, 0] == slot_dof[sl, 0]
                             and u[pr, 0] == u[sl, 0] and u[pr, 1] == u[sl, 1] and u[pr, 2] == u[sl, 2]):
                         src[loc] = sl
-                        C = Cpre[sl]
                         p0, p1, p2, p3 = (qe[slot_dof[sl, 3]], qe[slot_dof[sl, 4]], qe[slot_dof[sl, 5]],
                                           qe[slot_dof[sl, 6]])
                         for i in range(3):
                             xi = 0.0
                             for a in range(4):
-                                cp = C[i, a, 0] * p0 + C[i, a, 1] * p1 + C[i, a, 2] * p2 + C[i, a, 3] * p3
+                                # Cpre indexed in place: a view per marker costs atomic reference counts
+                                cp = (Cpre[sl, i, a, 0] * p0 + Cpre[sl, i, a, 1] * p1 + Cpre[sl, i, a, 2] * p2
+                                      + Cpre[sl, i, a, 3] * p3)
                                 Ps[loc, i, a] = cp
                             xi = Ps[loc, i, 0] * p0 + Ps[loc, i, 1] * p1 + Ps[loc, i, 2] * p2 + Ps[loc, i, 3] * p3
                             if t == POINT:
@@ -164,8 +164,15 @@ def _spatial(qe, slot_dof, u, mtype, side, sign, w, s, lam, hessian, hscale, phi
                 t = mtype[sl]
                 if t == 0 or t == CONSTANT:
                     continue
-                gg = Y if j < 2 else X
-                spatial_contract(Cpre[sl], gg, H[e], side[sl] * 7, wl * sign[sl])
+                # wl sign · 2 Σ_i g_i C_i on the slot's p block (markers.spatial_contract, indexed
+                # in place: no views per slot)
+                g0, g1, g2 = (Y[0], Y[1], Y[2]) if j < 2 else (X[0], X[1], X[2])
+                o3 = side[sl] * 7 + 3
+                sc = wl * sign[sl]
+                for a in range(4):
+                    for b in range(4):
+                        t2 = g0 * Cpre[sl, 0, a, b] + g1 * Cpre[sl, 1, a, b] + g2 * Cpre[sl, 2, a, b]
+                        H[e, o3 + a, o3 + b] += 2.0 * sc * t2
 
 
 @njit(cache=True)
