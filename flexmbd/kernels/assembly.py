@@ -96,7 +96,7 @@ def dot_constraints(kcode, nv, slot_dof, u, mtype, side, sign, Cpre, w, s, qe, l
     m = 2 * nv
     V = vec.reshape((n, m))
     Jq = jac[:n * m].reshape((n, m)) if matrix else V    # residual only: Φ_q in vec, scaled by λ in place
-    H = blk.reshape((n, m, m)) if hess else np.empty((0, m, m))
+    H = blk.reshape((n, m, m)) if hess else blk[:0].reshape((0, m, m))    # (no allocation)
     _dot_assemble(kcode, nv, qe, slot_dof, u, mtype, side, sign, w, s, lam, hess, cK, phi, Jq, H, Cpre)
     for e in range(n):
         for a in range(m):
@@ -494,11 +494,11 @@ def evaluate_all(qe, ve, ae, lam, cM, cD, cK, scale, matrix, layout, vsize, bsiz
             shortest = min(shortest, linear_springs(
                 kcode, _a2(ib, tab, s, 0), _a2(ib, tab, s, 1), _a2(fb, tab, s, 2), _a2(fb, tab, s, 3),
                 _a1(fb, tab, s, 4), _a1(fb, tab, s, 5), _a1(fb, tab, s, 6), _a1(tb, tab, s, 8),
-                _a1(ib, tab, s, 7) != 0, qe, ve, cD, cK, matrix, _span(vec, layout[s, 0], vsize[s]),
+                _a1(ib, tab, s, 7), qe, ve, cD, cK, matrix, _span(vec, layout[s, 0], vsize[s]),
                 _span(blk, layout[s, 1], bsize[s])))
     for s, kcode in ((S_PS, 1), (S_PP, 0), (S_PC, 3), (S_PA, 3)):
         if layout[s, 0] >= 0:
-            point_loads(kcode, _a2(ib, tab, s, 0), _a2(fb, tab, s, 1), _a2(fb, tab, s, 2), _a1(ib, tab, s, 3) != 0,
+            point_loads(kcode, _a2(ib, tab, s, 0), _a2(fb, tab, s, 1), _a2(fb, tab, s, 2), _a1(ib, tab, s, 3),
                         _a1(tb, tab, s, 4), qe, scale, cK, matrix,
                         _span(vec, layout[s, 0], vsize[s]), _span(blk, layout[s, 1], bsize[s]))
     for s, kcode in _TORQUE_SLOTS:
