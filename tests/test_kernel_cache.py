@@ -28,7 +28,7 @@ from flexmbd.kernels import AVAILABLE, cache
 PACKAGE = Path(flexmbd.__file__).resolve().parent
 
 #: The smallest computation that crosses files: ``assembly.spatial_bodies`` calls
-#: ``bodies.spatial_inertia``, which compiles in ``rotations.DG``.  One Euler-parameter
+#: ``bodies.spatial_inertia_into``, which compiles in ``rotations.DG``.  One Euler-parameter
 #: body of mass 2 and inertia 0.3 I at the identity orientation, at rest, with
 #: accelerations (1, 2, 3) and p̈ = (0, 1, 2, 3); the block is ∂F/∂q (c_M = c_D = 0, c_K = 1).
 SCRIPT = r"""
@@ -105,8 +105,9 @@ def test_cross_file_edits_recompile_and_unchanged_sources_reuse_the_cache(tmp_pa
     assert {n: b for n, b in after.items() if not n.endswith(".pyc")} == \
         {n: b for n, b in files.items() if not n.endswith(".pyc")}   # no file added or rewritten
 
-    # A kernel of another file: the mass term of bodies.spatial_inertia, times 10.
-    edit(kernels / "bodies.py", "F[b, i] = mass[b] * ab[b, i]", "F[b, i] = 10.0 * mass[b] * ab[b, i]")
+    # A kernel of another file: the mass term of bodies.spatial_inertia_into, times 10.
+    edit(kernels / "bodies.py", "vec[7 * b + i] = mass[b] * ae[dof[b, i]]",
+         "vec[7 * b + i] = 10.0 * mass[b] * ae[dof[b, i]]")
     heavy = run(root)
     assert heavy["force"][:3] == [20.0, 40.0, 60.0]
     assert heavy["misses"] == 1 and heavy["hits"] == 0

@@ -18,12 +18,13 @@ from . import banded as _banded
 from . import lapack as _lapack
 from .ancf_beam import elastic_forces as _ancf_forces
 from .ancf_cable import elastic_forces as _cable_forces
-from .bodies import spatial_inertia
+from .bodies import spatial_inertia_into
+from .dot import SPATIAL
 from .dot import _assemble as _dot_assemble
 from . import floating_frame as _ff
-from .loads import point_forces
-from .normalization import assemble as _norm_assemble
-from .spring_damper import linear_forces
+from .loads import point_forces, spatial_point_into
+from .normalization import assemble_into as _norm_into
+from .spring_damper import linear_forces, spatial_linear_into
 from .torques import rotational_springs as _rotational_springs
 from .torques import torques as _torques
 
@@ -40,20 +41,7 @@ def gather(x, idx):
 @njit(cache=True)
 def spatial_bodies(cfg, dof, mass, inertia, qe, ve, ae, cM, cD, cK, matrix, vec, blk):
     """F = M a + Q_v and c_M M + c_K ∂F/∂q + c_D ∂F/∂q' of Euler-parameter bodies."""
-    qb, vb, ab = gather(qe, cfg), gather(ve, dof), gather(ae, dof)
-    n = qb.shape[0]
-    F = vec.reshape((n, 7))
-    if matrix:
-        K, D, M = np.empty((n, 7, 7)), np.empty((n, 7, 7)), np.empty((n, 7, 7))
-    else:
-        K = D = M = np.empty((0, 7, 7))
-    spatial_inertia(qb, vb, ab, mass, inertia, matrix, F, K, D, M)
-    if matrix:
-        B = blk.reshape((n, 7, 7))
-        for e in range(n):
-            for i in range(7):
-                for j in range(7):
-                    B[e, i, j] = cM * M[e, i, j] + cK * K[e, i, j] + cD * D[e, i, j]
+    spatial_inertia_into(cfg, dof, mass, inertia, qe, ve, ae, cM, cD, cK, matrix, vec, blk)
 
 
 @njit(cache=True)
@@ -96,11 +84,7 @@ def _constraint_blocks(Jq, H, lam, cK, matrix, hess, vec, blk, jac):
 
 @njit(cache=True)
 def normalization(cfg, qe, lam, cK, matrix, hess, phi, vec, blk, jac):
-    n = cfg.shape[0]
-    Jq = np.empty((n, 7))
-    H = np.empty((n, 7, 7)) if hess else np.empty((0, 7, 7))
-    _norm_assemble(qe, cfg, lam, hess, phi, Jq, H)
-    _constraint_blocks(Jq, H, lam, cK, matrix, hess, vec, blk, jac)
+    _norm_into(qe, cfg, lam, cK, matrix, hess, phi, vec, blk, jac)
 
 
 @njit(cache=True)
@@ -112,7 +96,7 @@ def dot_constraints(kcode, nv, slot_dof, u, mtype, side, sign, Cpre, w, s, qe, l
     m = 2 * nv
     V = vec.reshape((n, m))
     Jq = jac[:n * m].reshape((n, m)) if matrix else V    # residual only: Φ_q in vec, scaled by λ in place
-    H = blk.reshape((n, m, m)) if hess else np.empty((0, m, m))
+    H = blk.reshape((n, m, m)) if hess else blk[:0].reshape((0, m, m))    # (no allocation)
     _dot_assemble(kcode, nv, qe, slot_dof, u, mtype, side, sign, w, s, lam, hess, cK, phi, Jq, H, Cpre)
     for e in range(n):
         for a in range(m):
@@ -142,6 +126,8 @@ def _force_contribution(Q, K, D, cD, cK, matrix, vec, blk):
 @njit(cache=True)
 def linear_springs(kcode, cfg, dof, ui, uj, k, c, l0, fa, tension_only, qe, ve, cD, cK, matrix, vec, blk):
     """Linear spring-damper-actuators; returns the shortest length (zero: undefined direction)."""
+    if kcode == SPATIAL:
+        return spatial_linear_into(cfg, dof, ui, uj, k, c, l0, fa, tension_only, qe, ve, cD, cK, matrix, vec, blk)
     ql, vl = gather(qe, cfg), gather(ve, dof)
     n, m = vl.shape
     Q = np.empty((n, m))
@@ -176,6 +162,9 @@ def _load_contribution(Q, K, scale, cK, matrix, vec, blk):
 
 @njit(cache=True)
 def point_loads(kcode, cfg, u, f, body_fixed, s, qe, scale, cK, matrix, vec, blk):
+    if kcode == SPATIAL:
+        spatial_point_into(cfg, u, f, body_fixed, s, qe, scale, cK, matrix, vec, blk)
+        return
     qb = gather(qe, cfg)
     n, m = cfg.shape[0], vec.shape[0] // cfg.shape[0]
     Q = np.empty((n, m))
@@ -505,11 +494,11 @@ def evaluate_all(qe, ve, ae, lam, cM, cD, cK, scale, matrix, layout, vsize, bsiz
             shortest = min(shortest, linear_springs(
                 kcode, _a2(ib, tab, s, 0), _a2(ib, tab, s, 1), _a2(fb, tab, s, 2), _a2(fb, tab, s, 3),
                 _a1(fb, tab, s, 4), _a1(fb, tab, s, 5), _a1(fb, tab, s, 6), _a1(tb, tab, s, 8),
-                _a1(ib, tab, s, 7) != 0, qe, ve, cD, cK, matrix, _span(vec, layout[s, 0], vsize[s]),
+                _a1(ib, tab, s, 7), qe, ve, cD, cK, matrix, _span(vec, layout[s, 0], vsize[s]),
                 _span(blk, layout[s, 1], bsize[s])))
     for s, kcode in ((S_PS, 1), (S_PP, 0), (S_PC, 3), (S_PA, 3)):
         if layout[s, 0] >= 0:
-            point_loads(kcode, _a2(ib, tab, s, 0), _a2(fb, tab, s, 1), _a2(fb, tab, s, 2), _a1(ib, tab, s, 3) != 0,
+            point_loads(kcode, _a2(ib, tab, s, 0), _a2(fb, tab, s, 1), _a2(fb, tab, s, 2), _a1(ib, tab, s, 3),
                         _a1(tb, tab, s, 4), qe, scale, cK, matrix,
                         _span(vec, layout[s, 0], vsize[s]), _span(blk, layout[s, 1], bsize[s]))
     for s, kcode in _TORQUE_SLOTS:

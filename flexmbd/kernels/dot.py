@@ -12,7 +12,6 @@ from .markers import (
     frame_marker,
     planar_contract,
     planar_marker,
-    spatial_contract,
 )
 
 #: the node kinds' ``kernel_code`` values this kernel serves (flexmbd.nodes); ANCF: both
@@ -38,6 +37,10 @@ def _columns(JX, cols):
     return k
 
 
+#: offsets of :func:`_spatial`'s work values
+_PS, _X, _Y, _G = 24, 120, 123, 126
+
+
 @njit(cache=True)
 def _spatial(qe, slot_dof, u, mtype, side, sign, w, s, lam, hessian, hscale, phi, Jq, H, Cpre):
     """:func:`_assemble` for Euler-parameter bodies (SPATIAL).  A marker x = r + A(p) u
@@ -49,10 +52,11 @@ def _spatial(qe, slot_dof, u, mtype, side, sign, w, s, lam, hessian, hscale, phi
     per-equation 3 × m Jacobians (the generic loop below builds and scans them)."""
     n = phi.shape[0]
     m = Jq.shape[1]
-    work = np.empty(129)    # one allocation for the work arrays (each costs as much as a marker)
-    xs, Ps = work[:24].reshape((8, 3)), work[24:120].reshape((8, 3, 4))
-    X, Y, g = work[120:123], work[123:126], work[126:129]
-    src = np.full(8, -1, dtype=np.int64)   # the slot whose marker xs[loc], Ps[loc] hold
+    # one allocation for the work values, indexed flat: a slot's x_i at wb[3 loc + i], its
+    # P_ia at wb[_PS + 12 loc + 4 i + a], X, Y, g at wb[_X:], wb[_Y:], wb[_G:] (a view or a
+    # slice assignment in the loop costs atomic reference counts, more than the arithmetic)
+    wb = np.empty(_G + 3)
+    src = np.full(8, -1, dtype=np.int64)   # the slot whose marker the entries of loc hold
     for e in range(n):
         phi[e] = -s[e]
         for a in range(m):
@@ -65,8 +69,9 @@ def _spatial(qe, slot_dof, u, mtype, side, sign, w, s, lam, hessian, hscale, phi
             wk = w[e, k]
             if wk == 0.0:
                 continue
-            X[:] = 0.0
-            Y[:] = 0.0
+            for i in range(3):
+                wb[_X + i] = 0.0
+                wb[_Y + i] = 0.0
             for j in range(4):
                 sl = e * 8 + k * 4 + j
                 loc = k * 4 + j
@@ -76,32 +81,34 @@ def _spatial(qe, slot_dof, u, mtype, side, sign, w, s, lam, hessian, hscale, phi
                 if t == CONSTANT:
                     src[loc] = -1
                     for i in range(3):
-                        xs[loc, i] = Cpre[sl, i, 0, 0]
+                        wb[3 * loc + i] = Cpre[sl, i, 0, 0]
                 else:
                     pr = src[loc]   # an equation skipped (w = 0) leaves its slots' entries older
                     if not (pr >= 0 and mtype[pr] == t and slot_dof[pr, 0] == slot_dof[sl, 0]
                             and u[pr, 0] == u[sl, 0] and u[pr, 1] == u[sl, 1] and u[pr, 2] == u[sl, 2]):
                         src[loc] = sl
-                        C = Cpre[sl]
                         p0, p1, p2, p3 = (qe[slot_dof[sl, 3]], qe[slot_dof[sl, 4]], qe[slot_dof[sl, 5]],
                                           qe[slot_dof[sl, 6]])
                         for i in range(3):
                             xi = 0.0
                             for a in range(4):
-                                cp = C[i, a, 0] * p0 + C[i, a, 1] * p1 + C[i, a, 2] * p2 + C[i, a, 3] * p3
-                                Ps[loc, i, a] = cp
-                            xi = Ps[loc, i, 0] * p0 + Ps[loc, i, 1] * p1 + Ps[loc, i, 2] * p2 + Ps[loc, i, 3] * p3
+                                # Cpre indexed in place: a view per marker costs atomic reference counts
+                                cp = (Cpre[sl, i, a, 0] * p0 + Cpre[sl, i, a, 1] * p1 + Cpre[sl, i, a, 2] * p2
+                                      + Cpre[sl, i, a, 3] * p3)
+                                wb[_PS + 12 * loc + 4 * i + a] = cp
+                            o = _PS + 12 * loc + 4 * i
+                            xi = wb[o] * p0 + wb[o + 1] * p1 + wb[o + 2] * p2 + wb[o + 3] * p3
                             if t == POINT:
                                 xi += qe[slot_dof[sl, i]]
-                            xs[loc, i] = xi
+                            wb[3 * loc + i] = xi
                 sg = sign[sl]
                 if j < 2:
                     for i in range(3):
-                        X[i] += sg * xs[loc, i]
+                        wb[_X + i] += sg * wb[3 * loc + i]
                 else:
                     for i in range(3):
-                        Y[i] += sg * xs[loc, i]
-            phi[e] += wk * (X[0] * Y[0] + X[1] * Y[1] + X[2] * Y[2])
+                        wb[_Y + i] += sg * wb[3 * loc + i]
+            phi[e] += wk * (wb[_X] * wb[_Y] + wb[_X + 1] * wb[_Y + 1] + wb[_X + 2] * wb[_Y + 2])
             for j in range(4):
                 sl = e * 8 + k * 4 + j
                 t = mtype[sl]
@@ -111,12 +118,14 @@ def _spatial(qe, slot_dof, u, mtype, side, sign, w, s, lam, hessian, hscale, phi
                 f = wk * sign[sl]
                 off = side[sl] * 7
                 for i in range(3):
-                    g[i] = f * (Y[i] if j < 2 else X[i])
+                    wb[_G + i] = f * (wb[_Y + i] if j < 2 else wb[_X + i])
                 if t == POINT:
                     for i in range(3):
-                        Jq[e, off + i] += g[i]
+                        Jq[e, off + i] += wb[_G + i]
+                o = _PS + 12 * loc
                 for a in range(4):
-                    Jq[e, off + 3 + a] += 2.0 * (g[0] * Ps[loc, 0, a] + g[1] * Ps[loc, 1, a] + g[2] * Ps[loc, 2, a])
+                    Jq[e, off + 3 + a] += 2.0 * (wb[_G] * wb[o + a] + wb[_G + 1] * wb[o + 4 + a]
+                                                 + wb[_G + 2] * wb[o + 8 + a])
             if not hessian:
                 continue
             wl = wk * lam[e] * hscale
@@ -136,6 +145,7 @@ def _spatial(qe, slot_dof, u, mtype, side, sign, w, s, lam, hessian, hscale, phi
                     oy = side[sy] * 7
                     ly = k * 4 + jy
                     c = wl * sign[sx] * sign[sy]
+                    px, py = _PS + 12 * lx, _PS + 12 * ly
                     # J = [I (points only), 2 P]
                     if tx == POINT and ty == POINT:
                         for i in range(3):
@@ -144,19 +154,19 @@ def _spatial(qe, slot_dof, u, mtype, side, sign, w, s, lam, hessian, hscale, phi
                     if tx == POINT:
                         for i in range(3):
                             for b in range(4):
-                                t2 = 2.0 * c * Ps[ly, i, b]
+                                t2 = 2.0 * c * wb[_PS + 12 * ly + 4 * i + b]
                                 H[e, ox + i, oy + 3 + b] += t2
                                 H[e, oy + 3 + b, ox + i] += t2
                     if ty == POINT:
                         for i in range(3):
                             for a in range(4):
-                                t2 = 2.0 * c * Ps[lx, i, a]
+                                t2 = 2.0 * c * wb[_PS + 12 * lx + 4 * i + a]
                                 H[e, ox + 3 + a, oy + i] += t2
                                 H[e, oy + i, ox + 3 + a] += t2
                     for a in range(4):
                         for b in range(4):
-                            t2 = 4.0 * c * (Ps[lx, 0, a] * Ps[ly, 0, b] + Ps[lx, 1, a] * Ps[ly, 1, b]
-                                            + Ps[lx, 2, a] * Ps[ly, 2, b])
+                            t2 = 4.0 * c * (wb[px + a] * wb[py + b] + wb[px + 4 + a] * wb[py + 4 + b]
+                                            + wb[px + 8 + a] * wb[py + 8 + b])
                             H[e, ox + 3 + a, oy + 3 + b] += t2
                             H[e, oy + 3 + b, ox + 3 + a] += t2
             for j in range(4):
@@ -164,8 +174,15 @@ def _spatial(qe, slot_dof, u, mtype, side, sign, w, s, lam, hessian, hscale, phi
                 t = mtype[sl]
                 if t == 0 or t == CONSTANT:
                     continue
-                gg = Y if j < 2 else X
-                spatial_contract(Cpre[sl], gg, H[e], side[sl] * 7, wl * sign[sl])
+                # wl sign · 2 Σ_i g_i C_i on the slot's p block (markers.spatial_contract, indexed
+                # in place: no views per slot)
+                g0, g1, g2 = (wb[_Y], wb[_Y + 1], wb[_Y + 2]) if j < 2 else (wb[_X], wb[_X + 1], wb[_X + 2])
+                o3 = side[sl] * 7 + 3
+                sc = wl * sign[sl]
+                for a in range(4):
+                    for b in range(4):
+                        t2 = g0 * Cpre[sl, 0, a, b] + g1 * Cpre[sl, 1, a, b] + g2 * Cpre[sl, 2, a, b]
+                        H[e, o3 + a, o3 + b] += 2.0 * sc * t2
 
 
 @njit(cache=True)

@@ -5,6 +5,7 @@ import numpy as np
 from numba import njit
 
 from .dot import ANCF, FRAME, SPATIAL
+from .markers import CHAT_
 from .markers import (
     ancf_marker,
     frame_contract,
@@ -69,3 +70,73 @@ def point_forces(kcode, qb, u, f, body_fixed, s, jacobians, Q, K):
             for a in range(nq):
                 for b in range(nq):
                     K[e, a, b] += s[e] * (J[0, a] * fJ[0, b] + J[1, a] * fJ[1, b] + J[2, a] * fJ[2, b])
+
+
+# offsets in the flat work buffer of :func:`spatial_point_into`: C(u), C(f), J, f's J (no
+# views or temporaries: each costs an allocation or an atomic reference count)
+_C, _CF, _J, _FJ, _PWORK = 0, 48, 96, 117, 138
+
+
+@njit(cache=True, inline="always")
+def _marker(w, oc, oj, qe, cfg, e, u0, u1, u2, point):
+    """x = [r +] A(p) u and J = [I, 2 C(u) p] (3 × 7 at w[oj:], C at w[oc:]) of
+    markers.spatial_marker, read through the config row cfg[e]; returns x."""
+    for i in range(3):
+        for j in range(4):
+            for k in range(4):
+                w[oc + 16 * i + 4 * j + k] = CHAT_[i, j, k, 0] * u0 + CHAT_[i, j, k, 1] * u1 + CHAT_[i, j, k, 2] * u2
+    p0, p1, p2, p3 = qe[cfg[e, 3]], qe[cfg[e, 4]], qe[cfg[e, 5]], qe[cfg[e, 6]]
+    x0 = x1 = x2 = 0.0
+    for i in range(3):
+        s = 0.0
+        for j in range(4):
+            o = oc + 16 * i + 4 * j
+            cp = 0.0
+            cp += w[o] * p0
+            cp += w[o + 1] * p1
+            cp += w[o + 2] * p2
+            cp += w[o + 3] * p3
+            w[oj + 7 * i + 3 + j] = 2.0 * cp
+            s += cp * qe[cfg[e, 3 + j]]
+        for a in range(3):
+            w[oj + 7 * i + a] = 1.0 if (point and a == i) else 0.0
+        if point:
+            s += qe[cfg[e, i]]
+        if i == 0:
+            x0 = s
+        elif i == 1:
+            x1 = s
+        else:
+            x2 = s
+    return x0, x1, x2
+
+
+@njit(cache=True)
+def spatial_point_into(cfg, u, f, body_fixed, s, qe, scale, cK, matrix, vec, blk):
+    """:func:`point_forces` on Euler-parameter bodies (``SPATIAL``) read through the config
+    rows, −scale Q into vec (n · 7) and −c_K scale ∂Q/∂q into blk (n · 49) directly."""
+    n = cfg.shape[0]
+    w = np.empty(_PWORK)
+    for e in range(n):
+        _marker(w, _C, _J, qe, cfg, e, u[e, 0], u[e, 1], u[e, 2], True)
+        if body_fixed[e]:
+            fx0, fx1, fx2 = _marker(w, _CF, _FJ, qe, cfg, e, f[e, 0], f[e, 1], f[e, 2], False)
+            F0, F1, F2 = fx0 * s[e], fx1 * s[e], fx2 * s[e]
+        else:
+            F0, F1, F2 = f[e, 0] * s[e], f[e, 1] * s[e], f[e, 2] * s[e]
+        for a in range(7):
+            vec[7 * e + a] = -scale * (w[_J + a] * F0 + w[_J + 7 + a] * F1 + w[_J + 14 + a] * F2)
+        if not matrix:
+            continue
+        ob = 49 * e
+        c = -cK * scale
+        for a in range(7):
+            for b in range(7):
+                kab = 0.0
+                if a >= 3 and b >= 3:   # 2 Σ_i F_i C_i (markers.spatial_contract)
+                    o = _C + 4 * (a - 3) + b - 3
+                    kab = 2.0 * (F0 * w[o] + F1 * w[o + 16] + F2 * w[o + 32])
+                if body_fixed[e]:
+                    kab += s[e] * (w[_J + a] * w[_FJ + b] + w[_J + 7 + a] * w[_FJ + 7 + b]
+                                   + w[_J + 14 + a] * w[_FJ + 14 + b])
+                blk[ob + 7 * a + b] = c * kab

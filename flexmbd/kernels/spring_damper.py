@@ -5,6 +5,7 @@ import numpy as np
 from numba import njit
 
 from .dot import ANCF, FRAME, SPATIAL
+from .markers import CHAT_
 from .markers import (
     ancf_marker,
     frame_contract,
@@ -163,3 +164,155 @@ def linear_forces(kcode, ql, vl, ui, uj, k, c, l0, fa, tension_only, jacobians, 
     n = ql.shape[0]
     _forces(kcode, ql, vl, ui, uj, F, np.empty(n), np.empty(n), jacobians, Q, K, D, True, k, c, l0, fa,
             tension_only, length, rate)
+
+
+# offsets in the flat work buffer of :func:`spatial_linear_into` (m = 14 columns): no views or
+# per-call temporaries, each of which costs an allocation or an atomic reference count —
+# together several times the arithmetic of a spring (docs/performance.md)
+_C0, _P0, _JH, _PJ, _DJV, _JTE, _DLD, _PR, _SWORK = 0, 96, 120, 162, 204, 246, 260, 274, 283
+
+
+@njit(cache=True)
+def spatial_linear_into(cfg, dof, ui, uj, k, c, l0, fa, tension_only, qe, ve, cD, cK, matrix, vec, blk):
+    """:func:`linear_forces` of springs between Euler-parameter bodies (``SPATIAL``), read
+    from the extended vectors through the config and dof rows (14 each), −Q into vec
+    (n · 14) and −c_K ∂Q/∂q − c_D ∂Q/∂q' into blk (n · 196) directly.  The same kinematics
+    (markers x = r + A(p) u, J = [I, 2 C(u) p], markers.py) and the same Jacobians as
+    :func:`_forces`.  Returns the shortest length."""
+    n = cfg.shape[0]
+    m = 14
+    w = np.empty(_SWORK)
+    shortest = np.inf
+    for el in range(n):
+        h0 = h1 = h2 = 0.0
+        hd0 = hd1 = hd2 = 0.0
+        for side in range(2):
+            sg = -1.0 if side == 0 else 1.0
+            oc = _C0 + 48 * side
+            op = _P0 + 12 * side
+            c7 = 7 * side
+            if side == 0:
+                u0, u1, u2 = ui[el, 0], ui[el, 1], ui[el, 2]
+            else:
+                u0, u1, u2 = uj[el, 0], uj[el, 1], uj[el, 2]
+            for i in range(3):      # C(u) of markers.c_tensor
+                for j in range(4):
+                    for kk in range(4):
+                        w[oc + 16 * i + 4 * j + kk] = (CHAT_[i, j, kk, 0] * u0 + CHAT_[i, j, kk, 1] * u1
+                                                       + CHAT_[i, j, kk, 2] * u2)
+            p0, p1, p2, p3 = qe[cfg[el, c7 + 3]], qe[cfg[el, c7 + 4]], qe[cfg[el, c7 + 5]], qe[cfg[el, c7 + 6]]
+            for i in range(3):
+                x = 0.0
+                xd = 0.0
+                for j in range(4):
+                    o = oc + 16 * i + 4 * j
+                    cp = 0.0
+                    cp += w[o] * p0
+                    cp += w[o + 1] * p1
+                    cp += w[o + 2] * p2
+                    cp += w[o + 3] * p3
+                    w[op + 4 * i + j] = cp
+                    x += cp * qe[cfg[el, c7 + 3 + j]]
+                x += qe[cfg[el, c7 + i]]
+                # J v = v_r + 2 P p' (the columns of Jh in _kin's order)
+                xd += ve[dof[el, c7 + i]]
+                for j in range(4):
+                    xd += 2.0 * w[op + 4 * i + j] * ve[dof[el, c7 + 3 + j]]
+                if i == 0:
+                    h0 += sg * x
+                    hd0 += sg * xd
+                elif i == 1:
+                    h1 += sg * x
+                    hd1 += sg * xd
+                else:
+                    h2 += sg * x
+                    hd2 += sg * xd
+        l = np.sqrt(h0 ** 2 + h1 ** 2 + h2 ** 2)
+        shortest = min(shortest, l)
+        if l == 0.0:
+            continue
+        e0, e1, e2 = h0 / l, h1 / l, h2 / l
+        rate = e0 * hd0 + e1 * hd1 + e2 * hd2
+        delta = l - l0[el]
+        f = k[el] * delta + c[el] * rate + fa[el]
+        if tension_only[el] and (delta <= 0.0 or f < 0.0):
+            f, fd, fr = 0.0, 0.0, 0.0
+        else:
+            fd, fr = k[el], c[el]
+        ov = el * m
+        for side in range(2):
+            sg = -1.0 if side == 0 else 1.0
+            op = _P0 + 12 * side
+            for i in range(3):
+                jte = sg * (e0 if i == 0 else (e1 if i == 1 else e2))
+                w[_JTE + 7 * side + i] = jte
+            for j in range(4):
+                jte = 2.0 * sg * (w[op + j] * e0 + w[op + 4 + j] * e1 + w[op + 8 + j] * e2)
+                w[_JTE + 7 * side + 3 + j] = jte
+        for a in range(m):
+            vec[ov + a] = f * w[_JTE + a]
+        if not matrix:
+            continue
+        # Jh (3 × 14) = [−I, −2 P_i, I, 2 P_j]
+        for i in range(3):
+            for side in range(2):
+                sg = -1.0 if side == 0 else 1.0
+                op = _P0 + 12 * side
+                o = _JH + 14 * i + 7 * side
+                for a in range(3):
+                    w[o + a] = sg if a == i else 0.0
+                for j in range(4):
+                    w[o + 3 + j] = sg * (2.0 * w[op + 4 * i + j])
+        # the projector P = (I − e eᵀ)/l and P Jh
+        ee = (e0, e1, e2)
+        for i in range(3):
+            for j in range(3):
+                w[_PR + 3 * i + j] = ((1.0 if i == j else 0.0) - ee[i] * ee[j]) / l
+        for i in range(3):
+            for a in range(m):
+                w[_PJ + 14 * i + a] = (w[_PR + 3 * i] * w[_JH + a] + w[_PR + 3 * i + 1] * w[_JH + 14 + a]
+                                       + w[_PR + 3 * i + 2] * w[_JH + 28 + a])
+        # ∂(Jh v)/∂q: only the p columns, 2 C(u) p' per side (markers.spatial_djv)
+        for a in range(3 * m):
+            w[_DJV + a] = 0.0
+        for side in range(2):
+            sg = -1.0 if side == 0 else 1.0
+            oc = _C0 + 48 * side
+            c7 = 7 * side
+            for i in range(3):
+                for kk in range(4):
+                    s = 0.0
+                    for j in range(4):
+                        s += w[oc + 16 * i + 4 * j + kk] * ve[dof[el, c7 + 3 + j]]
+                    w[_DJV + 14 * i + c7 + 3 + kk] += 2.0 * sg * s
+        hd = (hd0, hd1, hd2)
+        for a in range(m):
+            s = 0.0
+            for i in range(3):
+                s += hd[i] * w[_PJ + 14 * i + a] + ee[i] * w[_DJV + 14 * i + a]
+            w[_DLD + a] = s
+        ob = el * m * m
+        for a in range(m):
+            for b in range(m):
+                blk[ob + m * a + b] = 0.0
+        # the second-derivative terms Σ_i e_i ∂²x_i/∂p² of both markers (markers.spatial_contract)
+        for side in range(2):
+            sg = -1.0 if side == 0 else 1.0
+            oc = _C0 + 48 * side
+            o3 = 7 * side + 3
+            for j in range(4):
+                for kk in range(4):
+                    s = 0.0
+                    for i in range(3):
+                        s += ee[i] * w[oc + 16 * i + 4 * j + kk]
+                    blk[ob + m * (o3 + j) + o3 + kk] += 2.0 * sg * s
+        for a in range(m):
+            ja = w[_JTE + a]
+            for b in range(m):
+                jpj = (w[_JH + a] * w[_PJ + b] + w[_JH + 14 + a] * w[_PJ + 14 + b]
+                       + w[_JH + 28 + a] * w[_PJ + 28 + b])
+                dfdq = fd * w[_JTE + b] + fr * w[_DLD + b]
+                kab = -(ja * dfdq + f * (jpj + blk[ob + m * a + b]))
+                dab = -fr * ja * w[_JTE + b]
+                blk[ob + m * a + b] = -cK * kab - cD * dab
+    return shortest
