@@ -144,6 +144,11 @@ def test_the_storage_follows_the_band_not_the_size():
     full = sp.csr_matrix(np.random.default_rng(22).standard_normal((30, 30)))
     assert linalg.dense_storage(full)
     assert not linalg.dense_storage(saddle_point(n=600, m=0, seed=23))
+    # the row-length bound that spares the analysis agrees with auto's choice
+    for k in (2, 6, 12, 20, 30):
+        B = sp.diags([np.ones(60 - abs(d)) * (1.0 + abs(d)) for d in range(-k, k + 1)], list(range(-k, k + 1)),
+                     format="csr")
+        assert linalg.dense_storage(B) == (not isinstance(linalg._choose(B), linalg._Banded)), k
     # the benchmark chain-10 (110 unknowns) is stored sparse and factorized banded
     system = chain(10).simulate(t_end=1e-3, h=1e-3).system
     assert system.n + system.m <= linalg.DENSE_LIMIT and not system.dense
