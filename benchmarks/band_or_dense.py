@@ -2,6 +2,7 @@
 (docs/performance.md, "Linear solvers": the storage rule ``linalg.banded_storage``).
 
     python benchmarks/band_or_dense.py [--rows]      # --rows: also the benchmark rows' bands
+    python benchmarks/band_or_dense.py --alternate ROW [ROUNDS]   # the old and new rule on a row
 
 Per size N and half-band k (a matrix with every entry of |i − j| ≤ k filled, diagonally
 dominant, so no row interchange widens the band beyond LAPACK's kl fill), the cost of one
@@ -152,7 +153,42 @@ def rows():
               f"N^3/3={N ** 3 / 3:9.0f} dense={s.dense}")
 
 
+def alternate(name: str, rounds: int = 8) -> None:
+    """CPU time (min over ``rounds``) of a benchmark row's timed run with the storage rule
+    before this change (dense whenever N ≤ DENSE_LIMIT) and with ``linalg.dense_storage``,
+    alternated in one process (the pattern cache emptied before each build)."""
+    import warnings
+
+    import flexmbd.system as S
+
+    sys.path.insert(0, ".")
+    from benchmarks.models import BENCHMARKS
+
+    warnings.simplefilter("ignore")
+    b = BENCHMARKS[name]
+    rules = {"dense up to DENSE_LIMIT": lambda p: p.shape[0] <= linalg.DENSE_LIMIT, "dense_storage": linalg.dense_storage}
+    best = dict.fromkeys(rules, np.inf)
+    try:
+        for _ in range(rounds):
+            for label, rule in rules.items():
+                S.dense_storage = rule
+                S._PATTERNS.items.clear()
+                b.run(b.build())        # untimed: the pattern's analysis, first calls
+                model = b.build()
+                t0 = time.process_time()
+                b.run(model)
+                best[label] = min(best[label], time.process_time() - t0)
+    finally:
+        S.dense_storage = linalg.dense_storage
+    for label, t in best.items():
+        print(f"{name} {label}: min CPU {1e3 * t:.2f} ms")
+
+
 if __name__ == "__main__":
-    grid()
-    if "--rows" in sys.argv:
-        rows()
+    if "--alternate" in sys.argv:
+        i = sys.argv.index("--alternate")
+        alternate(sys.argv[i + 1], int(sys.argv[i + 2]) if len(sys.argv) > i + 2 else 8)
+    else:
+        grid()
+        if "--rows" in sys.argv:
+            rows()
