@@ -6,7 +6,7 @@
     python -m benchmarks.linear_solvers DIR [NAMES] [--methods auto,banded,...]   # time them
 
 A captured matrix is the sixth matrix the benchmark factorizes (a Newton matrix of its
-first steps; systems of up to DENSE_LIMIT unknowns are made to assemble sparse for this).
+first steps; systems stored dense by linalg.dense_storage are made to assemble sparse for this).
 Per matrix and method: "first" = analysis of the pattern + factorization + one solve (a
 new LinearSolver), "numeric" = factorization + one solve of a matrix with the same pattern
 and other values (what every Newton iteration costs), "solve" = one back-substitution;
@@ -35,7 +35,7 @@ def dump(folder, names):
 
     from .models import BENCHMARKS
 
-    flexmbd.system.DENSE_LIMIT = 0  # every system assembles CSR
+    flexmbd.system.dense_storage = lambda pattern: False  # every system assembles CSR
     folder.mkdir(parents=True, exist_ok=True)
 
     class Enough(Exception):

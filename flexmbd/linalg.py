@@ -17,8 +17,9 @@ Methods (``LinearSolver(method)``, model files' ``linear_solver``):
 The Newton matrix of a model keeps its sparsity pattern (CSR ``indptr``/``indices``)
 and changes only ``.data``; the analysis of a pattern (ordering, band, symbolic
 factorization, the choice of ``auto``) is made once and reused while the pattern is
-the same.  A matrix given as a NumPy array (systems up to ``DENSE_LIMIT`` unknowns are
-assembled dense) is always factorized densely.  Timings: docs/performance.md,
+the same.  A matrix given as a NumPy array (systems up to ``DENSE_LIMIT`` unknowns whose
+band gives no cheaper banded LU are assembled dense, :func:`dense_storage`) is always
+factorized densely.  Timings: docs/performance.md,
 "Linear solvers".
 """
 from __future__ import annotations
@@ -31,8 +32,12 @@ import scipy.sparse.linalg as spla
 from scipy.linalg.lapack import dgbtrf, dgbtrs, dgetrf, dgetrs
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 
-#: systems with at most this many unknowns are assembled as dense arrays (system.py)
+#: systems with at most this many unknowns are assembled as dense arrays (system.py) unless
+#: the banded LU is cheaper (:func:`dense_storage`)
 DENSE_LIMIT = 150
+#: up to DENSE_LIMIT unknowns 'auto' takes the banded LU when its flop count is at most this
+#: fraction of dense LU's (measured: benchmarks/band_or_dense.py, docs/performance.md)
+BAND_DENSE_FLOPS = 0.5
 #: 'auto' takes the banded LU when its flop count 2 n kl (kl + ku + 1) is at most this
 #: many times nnz(A).  Measured (docs/performance.md, "Linear solvers"): banded LU beats
 #: SuperLU up to ~4500 and loses by 1.3× at ~19000; it beats KLU/UMFPACK up to ~1000.
@@ -249,20 +254,51 @@ class _SuiteSparse:
         return x
 
 
+def _band_beats_dense(band: _Banded, n: int) -> bool:
+    """Up to DENSE_LIMIT unknowns: whether the banded LU (scatter, dgbtrf, dgbtrs) of a
+    matrix with ``band``'s analysis is cheaper than the dense one (scatter into n × n,
+    dgetrf, dgetrs).  Measured on this machine from Python and from compiled code
+    (benchmarks/band_or_dense.py; docs/performance.md, "Linear solvers"): the banded LU
+    costs less when its flop count 2 n kl (kl + ku + 1) is at most BAND_DENSE_FLOPS of
+    dense LU's 2 n³ / 3."""
+    return band.flops <= BAND_DENSE_FLOPS * (2.0 * n ** 3 / 3.0)
+
+
 def _choose(A):
     """'auto' for a sparse pattern: the banded LU when its flop count is small, against
-    dense LU up to DENSE_LIMIT unknowns and against sparse LU (nnz) above; otherwise
-    dense LU up to DENSE_LIMIT, then KLU/UMFPACK when kvxopt is installed, else SuperLU."""
+    dense LU up to DENSE_LIMIT unknowns (:func:`_band_beats_dense`) and against sparse LU
+    (nnz) above; otherwise dense LU up to DENSE_LIMIT, then KLU/UMFPACK when kvxopt is
+    installed, else SuperLU."""
     n = A.shape[0]
     band, kvx = _Banded(A), kvxopt_available()
     limit = BAND_FLOPS_PER_NNZ_KVXOPT if kvx else BAND_FLOPS_PER_NNZ
-    if band.flops <= limit * A.nnz and (n > DENSE_LIMIT or band.flops <= n ** 3 / 3):
+    if band.flops <= limit * A.nnz and (n > DENSE_LIMIT or _band_beats_dense(band, n)):
         return band
     if n <= DENSE_LIMIT:
         return _Dense()
     if kvx:
         return _SuiteSparse(A, "klu" if A.nnz <= KLU_MAX_NNZ else "umfpack")
     return _SuperLU()
+
+
+def dense_storage(pattern) -> bool:
+    """The storage rule of a system's Newton matrix (system.py ``dense``): dense (an
+    N × N array, dense LU) when 'auto' would factorize this sparsity pattern densely — at
+    most DENSE_LIMIT unknowns and no banded LU cheaper (:func:`_choose`) — else sparse
+    (CSR; the compiled Newton step stores it banded when the solver's method gives the
+    banded LU).  One rule for the Python and the compiled paths; the analysis is kept with
+    the pattern (:func:`band_plan`)."""
+    n = pattern.shape[0]
+    if n > DENSE_LIMIT:
+        return False
+    # first a bound that needs no ordering: a row of r entries needs kl + ku + 1 ≥ r under any
+    # renumbering, so kl = ku ≥ (r − 1)/2 for the structurally symmetric Newton matrix; when
+    # even that band is too dense, dense without the analysis (≈ 1.1 ms at 41 unknowns:
+    # slider-crank, tensegrity, the FFR bodies settle here)
+    kl = (np.diff(pattern.indptr).max(initial=1) - 1) / 2.0
+    if 2.0 * n * kl * (2.0 * kl + 1.0) > BAND_DENSE_FLOPS * (2.0 * n ** 3 / 3.0):
+        return True
+    return band_plan(pattern, "auto") is None
 
 
 def band_plan(pattern, method: str = "auto") -> "_Banded | None":

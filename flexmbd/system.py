@@ -34,7 +34,7 @@ from .compiled_assembly import compiled_assembly
 from .ground import GROUND
 from .groups import JACOBIAN_TERMS, P1_PARTS, EvalContext, FrictionGroup, jacobian_terms, tangent_map  # noqa: F401
 from .nodes import KINDS, NodeKind, kind_order
-from .linalg import DENSE_LIMIT
+from .linalg import dense_storage
 from .memo import Recent as _Recent, digest as _digest
 from .errors import ModelError, user_stacklevel
 from .registry import builders
@@ -505,10 +505,7 @@ class System:
         key_pos = np.full(len(keys), self.nnz)
         key_pos[keep] = pos.reshape(-1)
         self._pos = key_pos[expand]
-        # small systems are solved densely (linalg.DENSE_LIMIT): scatter straight into N×N
-        self.dense = N <= DENSE_LIMIT
         self._keys = uniq
-        self._dense_pos = np.append(uniq, N * N)[self._pos] if self.dense else None  # else made when needed
         groups = self.groups
         vec = np.concatenate([g.dof_index.ravel() for g in groups]) if groups else np.zeros(0, int)
         self._vec_index = np.where(vec >= self.n, self.n, vec)
@@ -517,6 +514,10 @@ class System:
         np.cumsum(np.bincount(uniq // N, minlength=N), out=indptr[1:])
         self._pattern = sp.csr_matrix((np.zeros(self.nnz), uniq % N, indptr), shape=(N, N))
         assert self._pattern.nnz == self.nnz and self._pattern.has_sorted_indices
+        # small systems without a cheaper band are solved densely (linalg.dense_storage, the
+        # one rule of the Python and compiled paths): scatter straight into N×N
+        self.dense = dense_storage(self._pattern)
+        self._dense_pos = np.append(uniq, N * N)[self._pos] if self.dense else None  # else made when needed
 
 
     # ============================================================ evaluation

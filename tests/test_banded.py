@@ -133,3 +133,44 @@ def test_a_banded_chain_runs_compiled_as_on_the_other_paths(refresh, multipliers
         for k in ("qdd", "lam"):
             a, b = getattr(fast, k), getattr(other, k)
             assert np.max(np.abs(a - b)) < 1e-8 * np.max(np.abs(b)), k
+
+
+def test_the_storage_follows_the_band_not_the_size():
+    """linalg.dense_storage: a narrow band takes the banded LU below DENSE_LIMIT unknowns
+    too (chain-10: 110 unknowns, half-band 17: 0.15 of dense LU's flops); a small, nearly
+    full pattern stays dense; above DENSE_LIMIT nothing is dense."""
+    narrow = saddle_point(n=120, m=0, seed=21)   # a chain of 6-blocks: half-band 11
+    assert narrow.shape[0] <= linalg.DENSE_LIMIT and not linalg.dense_storage(narrow)
+    full = sp.csr_matrix(np.random.default_rng(22).standard_normal((30, 30)))
+    assert linalg.dense_storage(full)
+    assert not linalg.dense_storage(saddle_point(n=600, m=0, seed=23))
+    # the row-length bound that spares the analysis agrees with auto's choice
+    for k in (2, 6, 12, 20, 30):
+        B = sp.diags([np.ones(60 - abs(d)) * (1.0 + abs(d)) for d in range(-k, k + 1)], list(range(-k, k + 1)),
+                     format="csr")
+        assert linalg.dense_storage(B) == (not isinstance(linalg._choose(B), linalg._Banded)), k
+    # the benchmark chain-10 (110 unknowns) is stored sparse and factorized banded
+    system = chain(10).simulate(t_end=1e-3, h=1e-3).system
+    assert system.n + system.m <= linalg.DENSE_LIMIT and not system.dense
+    assert linalg.band_plan(system._pattern, "auto") is not None
+
+
+@pytest.mark.skipif(not AVAILABLE, reason="Numba not available (FLEXMBD_NUMBA=0)")
+@pytest.mark.parametrize("method", ["auto", "dense"])
+def test_a_small_narrow_chain_runs_compiled_with_either_storage(method):
+    """chain-10 (110 unknowns, stored sparse by the band rule): 'auto' gives the banded
+    compiled step, linear_solver = dense the dense one; either way the compiled loop's
+    blocks equal the compiled step made per step to the last bit, and the Python Newton
+    solver with the same method agrees to rounding."""
+    opts = dict(n=10, linear_solver=method, multipliers="integrator")
+    fast = _run(False, **opts)
+    assert fast.stats["time_loop"] == "compiled" and fast.success
+    step = _run(False, per_step=True, **opts)
+    for k in ("q", "v", "a", "qdd", "lam"):
+        assert np.array_equal(getattr(fast, k), getattr(step, k)), k
+    ref = _run(True, **opts)
+    assert "not compiled" in ref.stats["time_loop"] and ref.success
+    for k in ("iterations", "factorizations"):
+        assert getattr(fast.newton, k) == getattr(ref.newton, k), k
+    assert np.max(np.abs(fast.q - ref.q)) < 1e-13
+    assert np.max(np.abs(fast.v - ref.v)) < 1e-9 * np.max(np.abs(ref.v))

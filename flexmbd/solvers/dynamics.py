@@ -23,7 +23,7 @@ from ..errors import ModelError
 from ..compile_watch import CompileWatch
 from ..system import JACOBIAN_TERMS, freeze_reporting, jacobian_terms
 from .initial import ConsistentAccelerations, StepState, characteristic_scales, initial_state  # noqa: F401
-from ..linalg import LinearSolver, SingularMatrixError, band_plan
+from ..linalg import DENSE_LIMIT, LinearSolver, SingularMatrixError, band_plan
 from ..services import provide, service
 from .diagnose import dependent_constraints, nonfinite_time_function
 from .events import EventWatch
@@ -166,10 +166,18 @@ def compiled_newton_reason(system, linear_solver: str) -> str | None:
         return "generic assembly"
     if system.compiled.generic:
         return "groups evaluated in NumPy"
-    if not system.dense and band_plan(system._pattern, linear_solver) is None:
+    if not _dense_newton(system, linear_solver) and band_plan(system._pattern, linear_solver) is None:
         return (f"{system.n + system.m} unknowns: sparse Newton matrix without the banded LU "
                 f"(linear_solver = {linear_solver})")
     return None
+
+
+def _dense_newton(system, linear_solver: str) -> bool:
+    """Whether the compiled Newton matrix is dense: the system's storage
+    (linalg.dense_storage), or ``linear_solver = dense`` for a system of at most
+    linalg.DENSE_LIMIT unknowns stored sparse because its band is narrow (the Python path
+    factorizes such a CSR matrix densely too)."""
+    return system.dense or (linear_solver == "dense" and system.n + system.m <= DENSE_LIMIT)
 
 
 def newton_storage(system, linear_solver: str) -> tuple[np.ndarray, np.ndarray, int]:
@@ -180,6 +188,8 @@ def newton_storage(system, linear_solver: str) -> tuple[np.ndarray, np.ndarray, 
     N = system.n + system.m
     if system.dense:
         return np.zeros(0, dtype=np.int64), system.compiled.pos, N
+    if _dense_newton(system, linear_solver):   # compiled.pos: places among the nonzeros (+ trash)
+        return np.zeros(0, dtype=np.int64), np.append(system._keys, N * N).astype(np.int64)[system.compiled.pos], N
     plan = band_plan(system._pattern, linear_solver)
     band = np.concatenate(([plan.kl, plan.ku], plan.p)).astype(np.int64)
     return band, np.append(plan.pos, N * plan.shape[1]).astype(np.int64)[system.compiled.pos], plan.shape[1]
@@ -188,7 +198,7 @@ def newton_storage(system, linear_solver: str) -> tuple[np.ndarray, np.ndarray, 
 class CompiledNewton:
     """The Newton iterations of a step in one compiled call (kernels/assembly.py
     ``newton_step``): for systems with a compiled assembly, full Jacobian and the residual
-    or scaled test, whose Newton matrix is dense (up to ``linalg.DENSE_LIMIT`` unknowns)
+    or scaled test, whose Newton matrix is dense (``linalg.dense_storage``, or ``linear_solver`` dense)
     or factorized by the banded LU (``linear_solver`` banded, or auto choosing it: the
     analysis of :class:`~flexmbd.linalg.LinearSolver`, the LU in kernels/banded.py).  Same iterates,
     policies and counters as :class:`NewtonSolver` (whose statistics it updates); the
