@@ -59,9 +59,13 @@ def inputs_key(elements, system, fields=None) -> tuple | None:
     its type, name, bodies (place in the layout, kind, initial pose) and data (every item,
     or only those named in ``fields``; numbers by their bits, so -0.0 is not 0.0 here); None
     when such an item holds something other than numbers, arrays, text or None."""
-    meta = [system.n, system.n_q, system.offsets.tobytes(), system.config_offsets.tobytes(),
+    layout = system.__dict__.get("_layout_key")
+    if layout is None:      # once per system: every builder's key starts with it
+        layout = system._layout_key = (
+            system.n, system.n_q, system.offsets.tobytes(), system.config_offsets.tobytes(),
             tuple((k.key, system.ground_offset[k], system.ground_config_offset[k]) for k in system._kind_order),
-            tuple(k.key for k in system.kinds)]
+            tuple(k.key for k in system.kinds))
+    meta = [layout]
     values = []         # the numbers, joined into one array (its bytes end the key)
     rotation0 = system._rotation0
     for e in elements:
