@@ -5,6 +5,11 @@ row's model, and the Python calls of one run (cProfile; a count the machine's lo
 not change).
 
     PYTHONPATH=. python benchmarks/outside_loop.py slider-crank-100 [repeat]
+    PYTHONPATH=. python benchmarks/outside_loop.py slider-crank-100 --first [--calls]
+
+``--first``: the CPU time (or with ``--calls`` the Python calls) of the first freeze of
+the row's model in this process, after a 2-body chain has loaded the kernels (the
+runner's warm-up would have frozen P1's slider-crank already); one number a process.
 
 docs/performance.md, "Freezing small models".
 """
@@ -56,5 +61,25 @@ def main(name: str, repeat: int = 100) -> None:
           f"median {np.median(outside) * 1e3:.2f} ms; Python calls a run {pstats.Stats(profile).total_calls}")
 
 
+def first_freeze(name: str, calls: bool = False) -> None:
+    from benchmarks.models import chain
+    from flexmbd.system import freeze_reporting
+
+    warnings.simplefilter("ignore")
+    chain(2).simulate(t_end=3e-3, h=1e-3)
+    model = BENCHMARKS[name].build()
+    if calls:
+        profile = cProfile.Profile()
+        profile.runcall(freeze_reporting, model)
+        print(f"{name}: first freeze in this process: {pstats.Stats(profile).total_calls} Python calls")
+        return
+    t0 = time.thread_time()
+    freeze_reporting(model)
+    print(f"{name}: first freeze in this process: {(time.thread_time() - t0) * 1e3:.2f} ms CPU")
+
+
 if __name__ == "__main__":
-    main(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 100)
+    if "--first" in sys.argv:
+        first_freeze(sys.argv[1], "--calls" in sys.argv)
+    else:
+        main(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 100)

@@ -4,11 +4,14 @@
   (:meth:`~flexmbd.constraints.dot.DotConstraintGroup.subset`): every array equals that
   of a group built from the kept equations alone.
 - The analyses freezing keeps by model structure (flexmbd/system.py ``_PATTERNS``,
-  ``_DEPENDENT``, ``_LAYOUTS``) give a model of the same structure with other parameter
+  ``_DEPENDENT``) give a model of the same structure with other parameter
   values (another joint place, mass, spring) the answers of a process that never saw the
   first model, and a model of another structure is not served from them.
 - The joint groups kept by their inputs (constraints/joint_types.py ``_GROUPS``) are
   shared with a model of the same joints, built anew for moved joints and for drivers.
+- The spring-damper and point-force groups kept by their inputs (forces/spring_damper.py,
+  forces/loads.py ``_KEPT``) share their index rows and markers with a model of the same
+  elements and take that model's own values (stiffness, damping, factors).
 """
 import subprocess
 import sys
@@ -69,7 +72,7 @@ def test_subset_equals_the_group_built_from_the_kept_equations(keep):
 
 
 # ------------------------------------------------ structure-equal models, other values
-def slider_crank(length=2.0, mass=50.0, k=2e4, crank_angle=np.pi / 4, pendulum=False):
+def slider_crank(length=2.0, mass=50.0, k=2e4, crank_angle=np.pi / 4, pendulum=False, push_scale=1.0):
     """P1's spatial slider-crank (flexmbd/examples/slider_crank.py) with its dimensions,
     link mass, spring and crank angle as parameters: the same structure for any values;
     ``pendulum`` changes the structure (a fourth body hinged to the slider)."""
@@ -92,7 +95,7 @@ def slider_crank(length=2.0, mass=50.0, k=2e4, crank_angle=np.pi / 4, pendulum=F
         bob = m.rigid_body("bob", mass=2.0, inertia=(0.1, 0.1, 0.1), position=B + (0.0, -0.5, 0.3))
         m.revolute(slider, bob, at=B, axis=(0, 0, 1), name="hinge")
     m.spring_damper(crank, link, k=k, c=1e3, name="sda")
-    m.force(slider, (1000.0, 0, 0), name="push")
+    m.force(slider, (1000.0, 0, 0), name="push", scale=push_scale)
     return m
 
 
@@ -195,3 +198,37 @@ def test_joints_with_time_functions_are_built_every_time():
     assert g2.slot_dof is not g1.slot_dof
     np.testing.assert_array_equal(g2.slot_dof, g1.slot_dof)
     assert g1._time_terms(0.5)[0][-1, 0] != g2._time_terms(0.5)[0][-1, 0]     # cos θ_d(t) of each speed
+
+
+# ------------------------------- spring-damper and point-force groups kept by their inputs
+def _group(system, cls):
+    (g,) = [f for f in system.force_groups if isinstance(f, cls)]
+    return g
+
+
+def test_spring_damper_and_point_force_groups_share_their_rows_and_take_their_own_values(tmp_path):
+    """Another stiffness and force factor, the same elements and bodies: the groups' index
+    rows and markers are those of the first model's groups (forces/spring_damper.py,
+    forces/loads.py ``_KEPT``), the values the second model's; the run gives a fresh
+    process's answers bit for bit; moved bodies (another crank angle) get rows and markers of their own."""
+    from flexmbd.forces.loads import PointForceGroup
+    from flexmbd.forces.spring_damper import SpringDamperGroup
+
+    first = _freeze(slider_crank())
+    params = dict(k=5e4, push_scale=2.5)
+    second = _freeze(slider_crank(**params))
+    s1, s2 = _group(first, SpringDamperGroup), _group(second, SpringDamperGroup)
+    p1, p2 = _group(first, PointForceGroup), _group(second, PointForceGroup)
+    assert s1 is not s2 and p1 is not p2
+    for name in ("dof_index", "config_index", "mi", "mj"):
+        assert getattr(s2, name) is getattr(s1, name), name
+    for name in ("dof_index", "config_index", "points", "f", "fixed_dirs"):
+        assert getattr(p2, name) is getattr(p1, name), name
+    assert (s1.k.tolist(), s2.k.tolist()) == ([2e4], [5e4])
+    assert (p1._s.tolist(), p2._s.tolist()) == ([1.0], [2.5])
+    moved = _group(_freeze(slider_crank(crank_angle=np.pi / 3)), SpringDamperGroup)
+    assert moved.mi is not s1.mi and moved.dof_index is not s1.dof_index    # the bodies' poses moved
+    answers = _answers(slider_crank(**params))
+    fresh = _fresh_process_answers(tmp_path, **params)
+    for key in fresh:
+        np.testing.assert_array_equal(answers[key], fresh[key], err_msg=key)

@@ -19,7 +19,7 @@ import numpy as np
 from pydantic import ConfigDict, Field, model_validator
 
 from ..errors import ModelError
-from ..memo import Recent
+from ..memo import Recent, inputs_key as _inputs_key
 from ..ground import GROUND
 from ..nodes import PLANAR, POINT, SE3, VECTOR
 from ..nodes.base import NodeKind
@@ -133,39 +133,6 @@ def build_dot_constraints(elements, system):
 #: the joint groups of the most recent inputs (:func:`build_dot_constraints`); their arrays
 #: are shared by the systems given copies and never modified
 _GROUPS = Recent()
-
-
-def _inputs_key(elements, system) -> tuple | None:
-    """What :func:`_build_dot_constraints` makes the groups from, as a key (the layout, and
-    per joint its type, name, data and bodies with their initial poses), or None when an
-    element's data holds something other than numbers, arrays, text or None."""
-    meta = [system.n, system.n_q, system.offsets.tobytes(), system.config_offsets.tobytes(),
-            tuple((k.key, system.ground_offset[k], system.ground_config_offset[k]) for k in system._kind_order),
-            tuple(k.key for k in system.kinds)]
-    values = []         # the numbers, joined into one array (its bytes end the key)
-    rotation0 = system._rotation0
-    for e in elements:
-        meta.append((e.kind, e.name))
-        for b in e.bodies:
-            if b is GROUND:
-                meta.append(None)
-            else:
-                meta.append((b.index, b.kind.key))
-                values += [np.asarray(b.position, dtype=float).ravel(), rotation0[b.index].ravel()]
-        for name, value in e.data.items():
-            if isinstance(value, np.ndarray):
-                if value.dtype.kind not in "biuf":
-                    return None
-                meta.append((name, value.dtype.str, value.shape))
-                values.append(value.astype(float).ravel())
-            elif isinstance(value, float):      # by its bits (-0.0 is not 0.0 here)
-                meta.append((name, float))
-                values.append(np.array([value]))
-            elif value is None or isinstance(value, (bool, int, str)):
-                meta.append((name, type(value), value))
-            else:
-                return None
-    return tuple(meta), (np.concatenate(values) if values else np.zeros(0)).tobytes()
 
 
 def _build_dot_constraints(elements, system):

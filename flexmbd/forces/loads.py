@@ -11,6 +11,7 @@ the node kinds' (:meth:`flexmbd.nodes.NodeKind.torque_force`, ``weight``).
 """
 from __future__ import annotations
 
+import copy
 from typing import Literal, Optional
 
 import numpy as np
@@ -21,6 +22,7 @@ from ..ground import GROUND
 from ..groups import (CompiledSlot, ForceGroup, Unsupported, float_array, floating_frame_kinds, floating_frame_layout,
                       floating_frame_markers, int_array, kernel_suffix)
 from ..kernels import AVAILABLE as USE_KERNELS
+from ..memo import Recent, inputs_key
 from ..nodes import POINT, VECTOR
 from ..registry import ElementType, register
 from ..spec import BodyRef, Name, Point, SpecBase, TimeFunctionSpec, Vec3, point3, time_function
@@ -93,6 +95,11 @@ class PointForceGroup(_AppliedLoad):
         self.f = np.asarray(f, dtype=float).reshape(n, 3)
         self.body_fixed = np.asarray(body_fixed, dtype=bool)
         self.fixed_dirs = kind.markers(self.f, np.where(self.body_fixed, VECTOR, 0))
+        self.set_scales(scale_functions)
+
+    def set_scales(self, scale_functions):
+        """The forces' factors s(t) (a copy of a kept group gets its model's here:
+        :func:`build_point_forces`)."""
         self.functions = list(scale_functions)
         self.constant = all(isinstance(fn, Constant) for fn in self.functions)
         self._s = _scales(self.functions, 0.0) if self.constant else None
@@ -212,18 +219,38 @@ class _LoadType(ElementType):
 
 
 def build_point_forces(elements, system):
-    """One PointForceGroup per node kind."""
-    groups = []
+    """One PointForceGroup per node kind.
+
+    The groups are kept (:data:`_KEPT`) by what they are made from but their factors s(t)
+    (the layout, the elements' names, bodies with their initial poses, points, forces and
+    body_fixed flags); a later model that gives the same gets copies with its own factors."""
+    key = inputs_key(elements, system, ("at", "force", "body_fixed"))
+    kept = _KEPT.get(key) if key is not None else None
+    if kept is not None:
+        groups = []
+        for group, mine in kept:
+            g = copy.copy(group)
+            g.set_scales([elements[i].data["scale"] for i in mine])
+            groups.append(g)
+        return groups
+    kept = []
     for kind in system.kinds:
-        forces = [e for e in elements if e.bodies[0].kind == kind]
-        if forces:
-            on = [e.bodies[0] for e in forces]
-            d = [e.data for e in forces]
-            groups.append(PointForceGroup(kind, [e.name for e in forces], system.dof_rows(on, kind),
-                                          system.local_points(on, [x["at"] for x in d]), [x["force"] for x in d],
-                                          [x["body_fixed"] for x in d], [x["scale"] for x in d],
-                                          system.config_rows(on, kind)))
-    return groups
+        mine = [i for i, e in enumerate(elements) if e.bodies[0].kind == kind]
+        if mine:
+            on = [elements[i].bodies[0] for i in mine]
+            d = [elements[i].data for i in mine]
+            kept.append((PointForceGroup(kind, [elements[i].name for i in mine], system.dof_rows(on, kind),
+                                         system.local_points(on, [x["at"] for x in d]), [x["force"] for x in d],
+                                         [x["body_fixed"] for x in d], [x["scale"] for x in d],
+                                         system.config_rows(on, kind)), mine))
+    if key is not None:     # copies: the systems' own groups may be given attributes
+        _KEPT.put(key, [(copy.copy(g), mine) for g, mine in kept])
+    return [g for g, _ in kept]
+
+
+#: the point-force groups of the most recent inputs (:func:`build_point_forces`), their
+#: arrays and markers shared by the copies and never modified
+_KEPT = Recent()
 
 
 def build_torques(elements, system):

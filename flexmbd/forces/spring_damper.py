@@ -19,6 +19,7 @@ power (F − k δ_s − f_a) l' with δ_s the stored stretch — c l'² while en
 """
 from __future__ import annotations
 
+import copy
 from typing import Literal, Optional
 
 import numpy as np
@@ -27,6 +28,7 @@ from pydantic import ConfigDict, Field, model_validator
 from ..errors import ModelError
 from ..groups import CompiledSlot, ForceGroup, Unsupported, float_array, int_array, kernel_suffix
 from ..kernels import AVAILABLE as USE_KERNELS
+from ..memo import Recent, inputs_key
 from ..nodes import POINT
 from ..registry import ElementType, pair_kind, register
 from ..spec import LawSpec, PairSpec, Point, TimeFunctionSpec, law_function, point3, time_function
@@ -75,6 +77,11 @@ class SpringDamperGroup(ForceGroup):
         self.config_index = _config(self.dof_index, config_index, kind)
         self.mi = kind.markers(u_i, np.full(n, POINT))
         self.mj = kind.markers(u_j, np.full(n, POINT))
+        self.set_values(k, c, rest_length, actuators, tension_only, laws)
+
+    def set_values(self, k, c, rest_length, actuators, tension_only, laws):
+        """The elements' laws and parameters (a copy of a kept group gets its model's
+        values here: :func:`build_spring_dampers`)."""
         self.k = np.asarray(k, dtype=float)
         self.c = np.asarray(c, dtype=float)
         self.l0 = np.asarray(rest_length, dtype=float)
@@ -252,21 +259,46 @@ class SpringDamper(PairSpec):
 
 
 def build_spring_dampers(elements, system):
-    """One SpringDamperGroup per node kind."""
-    kinds = {id(e): pair_kind(e) for e in elements}
+    """One SpringDamperGroup per node kind.
+
+    The groups' index rows and markers are kept (:data:`_KEPT`) by what they are made
+    from (the layout, the elements' names, bodies with their initial poses, and
+    attachment points); a later model that gives the same (a benchmark's repeats, a study
+    over stiffness, damping or actuators) gets copies of them with its own values."""
+    key = inputs_key(elements, system, ("at_i", "at_j"))
+    kept = _KEPT.get(key) if key is not None else None
+    if kept is None:
+        kept = []
+        kinds = {id(e): pair_kind(e) for e in elements}
+        for kind in system.kinds:
+            mine = [i for i, e in enumerate(elements) if kinds[id(e)] == kind]
+            if not mine:
+                continue
+            sdas = [elements[i] for i in mine]
+            d = [e.data for e in sdas]
+            group = SpringDamperGroup(
+                kind, [e.name for e in sdas], system.pair_dofs(sdas, kind),
+                system.local_points([e.bodies[0] for e in sdas], [x["at_i"] for x in d]),
+                system.local_points([e.bodies[1] for e in sdas], [x["at_j"] for x in d]),
+                [x["k"] for x in d], [x["c"] for x in d], [x["rest_length"] for x in d], [x["actuator"] for x in d],
+                [x["tension_only"] for x in d], [x["law"] for x in d], system.pair_config(sdas, kind))
+            kept.append((group, mine))
+        if key is not None:     # copies: the systems' own groups may be given attributes
+            _KEPT.put(key, [(copy.copy(g), mine) for g, mine in kept])
+        return [g for g, _ in kept]
     groups = []
-    for kind in system.kinds:
-        sdas = [e for e in elements if kinds[id(e)] == kind]
-        if not sdas:
-            continue
-        d = [e.data for e in sdas]
-        groups.append(SpringDamperGroup(
-            kind, [e.name for e in sdas], system.pair_dofs(sdas, kind),
-            system.local_points([e.bodies[0] for e in sdas], [x["at_i"] for x in d]),
-            system.local_points([e.bodies[1] for e in sdas], [x["at_j"] for x in d]),
-            [x["k"] for x in d], [x["c"] for x in d], [x["rest_length"] for x in d], [x["actuator"] for x in d],
-            [x["tension_only"] for x in d], [x["law"] for x in d], system.pair_config(sdas, kind)))
+    for group, mine in kept:
+        g = copy.copy(group)
+        d = [elements[i].data for i in mine]
+        g.set_values([x["k"] for x in d], [x["c"] for x in d], [x["rest_length"] for x in d],
+                     [x["actuator"] for x in d], [x["tension_only"] for x in d], [x["law"] for x in d])
+        groups.append(g)
     return groups
+
+
+#: the spring-damper groups of the most recent inputs (:func:`build_spring_dampers`), their
+#: index rows and markers shared by the copies and never modified
+_KEPT = Recent()
 
 
 @register
