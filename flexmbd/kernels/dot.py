@@ -47,9 +47,9 @@ _PS, _X, _Y, _G = 24, 120, 123, 126
 def _spatial(qe, slot_dof, u, mtype, side, sign, w, s, lam, hessian, hscale, phi, Jq, H, Cpre):
     """:func:`_assemble` for Euler-parameter bodies (SPATIAL).  A marker x = r + A(p) u
     (points) or A(p) u (vectors) has x_i = Σ C_ijk p_j p_k and J_p = 2 C(u) p
-    (markers.marker_row, contract_entry), so each slot keeps x and P = C(u) p (3 × 4), reused from the equation
-    before when it is the same marker (a joint's equations are consecutive and share
-    them).  Φ_q is summed slot by slot (gᵀ J with g the other side's vector), and the
+    (markers.marker_row, contract_entry), so each slot keeps x and P = C(u) p (3 × 4),
+    reused from the equation before when it is the same marker (a joint's equations are
+    consecutive and share them).  Φ_q is summed slot by slot (gᵀ J with g the other side's vector), and the
     Hessian of X·Y as the slot pairs' J_xᵀ J_y plus each slot's 2 Σ g_i C_i — no
     per-equation 3 × m Jacobians (the generic loop below builds and scans them)."""
     n = phi.shape[0]
@@ -184,8 +184,8 @@ def _assemble(kcode, nv, qe, slot_dof, u, mtype, side, sign, w, s, lam, hessian,
     """Φ (n,), Φ_q (n, m) and hscale · Σ λ ∂²Φ/∂q² (n, m, m) of dot-product equations.
     kcode: PLANAR, SPATIAL, FRAME or ANCF; nq = slot_dof.shape[1] configuration and nv
     increment coordinates per body (Jacobian columns).  Cpre: the spatial markers'
-    tensors C(u), flat (markers.marker_tensors, 48 a slot; empty for other kinds).  H may be the Newton
-    matrix's block buffer itself (hscale = c_K): every entry is written."""
+    tensors C(u), flat (markers.marker_tensors, 48 a slot; empty for other kinds).  H may
+    be the Newton matrix's block buffer itself (hscale = c_K): every entry is written."""
     if kcode == SPATIAL:
         _spatial(qe, slot_dof, u, mtype, side, sign, w, s, lam, hessian, hscale, phi, Jq, H, Cpre)
         return

@@ -181,8 +181,7 @@ def spatial_linear_into(cfg, dof, ui, uj, k, c, l0, fa, tension_only, qe, ve, cD
     from the extended vectors through the config and dof rows (14 each), −Q into vec
     (n · 14) and −c_K ∂Q/∂q − c_D ∂Q/∂q' into blk (n · 196) directly.  The same kinematics
     (markers x = r + A(p) u, J = [I, 2 C(u) p]: markers.c_tensor_into, marker_row, djv_entry,
-    contract_entry) and the same Jacobians as
-    :func:`_forces`.  Returns the shortest length."""
+    contract_entry) and the same Jacobians as :func:`_forces`.  Returns the shortest length."""
     n = cfg.shape[0]
     m = 14
     w = np.empty(_SWORK)
