@@ -424,6 +424,13 @@ def _a4(buf, tab, slot, j):
     return buf[o:o + a * b * c * d].reshape((a, b, c, d))
 
 
+@njit(cache=True, inline="always")
+def _flat4(buf, tab, slot, j):
+    """A 4-D entry as its flat span (the kernel indexes it flat: no reshape)."""
+    o = tab[slot, j, 0]
+    return buf[o:o + tab[slot, j, 1] * tab[slot, j, 2] * tab[slot, j, 3] * tab[slot, j, 4]]
+
+
 @njit(cache=True)
 def _span(x, start, size):
     return x[start:start + size]
@@ -543,7 +550,7 @@ def evaluate_all(qe, ve, ae, lam, cM, cD, cK, scale, matrix, layout, vsize, bsiz
             w = _a2(tb, tab, s, 6)
             n, r0 = w.shape[0], layout[s, 3]
             dot_constraints(kcode, nv, _a2(ib, tab, s, 0), _a2(fb, tab, s, 1), _a1(ib, tab, s, 2),
-                            _a1(ib, tab, s, 3), _a1(fb, tab, s, 4), _a4(fb, tab, s, 5), w, _a1(tb, tab, s, 7),
+                            _a1(ib, tab, s, 3), _a1(fb, tab, s, 4), _flat4(fb, tab, s, 5), w, _a1(tb, tab, s, 7),
                             qe, _span(lam, r0, n), cK, matrix, hess, _span(phi, r0, n),
                             _span(vec, layout[s, 0], vsize[s]), _span(blk, layout[s, 1], bsize[s]),
                             _span(blk, layout[s, 2], 2 * vsize[s]))

@@ -8,8 +8,10 @@ from .markers import (
     CONSTANT,
     POINT,
     ancf_marker,
+    contract_entry,
     frame_contract,
     frame_marker,
+    marker_row,
     planar_contract,
     planar_marker,
 )
@@ -45,9 +47,9 @@ _PS, _X, _Y, _G = 24, 120, 123, 126
 def _spatial(qe, slot_dof, u, mtype, side, sign, w, s, lam, hessian, hscale, phi, Jq, H, Cpre):
     """:func:`_assemble` for Euler-parameter bodies (SPATIAL).  A marker x = r + A(p) u
     (points) or A(p) u (vectors) has x_i = Σ C_ijk p_j p_k and J_p = 2 C(u) p
-    (markers.py), so each slot keeps x and P = C(u) p (3 × 4), reused from the equation
-    before when it is the same marker (a joint's equations are consecutive and share
-    them).  Φ_q is summed slot by slot (gᵀ J with g the other side's vector), and the
+    (markers.marker_row, contract_entry), so each slot keeps x and P = C(u) p (3 × 4),
+    reused from the equation before when it is the same marker (a joint's equations are
+    consecutive and share them).  Φ_q is summed slot by slot (gᵀ J with g the other side's vector), and the
     Hessian of X·Y as the slot pairs' J_xᵀ J_y plus each slot's 2 Σ g_i C_i — no
     per-equation 3 × m Jacobians (the generic loop below builds and scans them)."""
     n = phi.shape[0]
@@ -81,7 +83,7 @@ def _spatial(qe, slot_dof, u, mtype, side, sign, w, s, lam, hessian, hscale, phi
                 if t == CONSTANT:
                     src[loc] = -1
                     for i in range(3):
-                        wb[3 * loc + i] = Cpre[sl, i, 0, 0]
+                        wb[3 * loc + i] = Cpre[48 * sl + 16 * i]   # (marker_tensors)
                 else:
                     pr = src[loc]   # an equation skipped (w = 0) leaves its slots' entries older
                     if not (pr >= 0 and mtype[pr] == t and slot_dof[pr, 0] == slot_dof[sl, 0]
@@ -90,14 +92,8 @@ def _spatial(qe, slot_dof, u, mtype, side, sign, w, s, lam, hessian, hscale, phi
                         p0, p1, p2, p3 = (qe[slot_dof[sl, 3]], qe[slot_dof[sl, 4]], qe[slot_dof[sl, 5]],
                                           qe[slot_dof[sl, 6]])
                         for i in range(3):
-                            xi = 0.0
-                            for a in range(4):
-                                # Cpre indexed in place: a view per marker costs atomic reference counts
-                                cp = (Cpre[sl, i, a, 0] * p0 + Cpre[sl, i, a, 1] * p1 + Cpre[sl, i, a, 2] * p2
-                                      + Cpre[sl, i, a, 3] * p3)
-                                wb[_PS + 12 * loc + 4 * i + a] = cp
                             o = _PS + 12 * loc + 4 * i
-                            xi = wb[o] * p0 + wb[o + 1] * p1 + wb[o + 2] * p2 + wb[o + 3] * p3
+                            wb[o], wb[o + 1], wb[o + 2], wb[o + 3], xi = marker_row(Cpre, 48 * sl, i, p0, p1, p2, p3)
                             if t == POINT:
                                 xi += qe[slot_dof[sl, i]]
                             wb[3 * loc + i] = xi
@@ -174,15 +170,13 @@ def _spatial(qe, slot_dof, u, mtype, side, sign, w, s, lam, hessian, hscale, phi
                 t = mtype[sl]
                 if t == 0 or t == CONSTANT:
                     continue
-                # wl sign · 2 Σ_i g_i C_i on the slot's p block (markers.spatial_contract, indexed
-                # in place: no views per slot)
+                # wl sign · Σ_i g_i ∂²x_i/∂p² on the slot's p block
                 g0, g1, g2 = (wb[_Y], wb[_Y + 1], wb[_Y + 2]) if j < 2 else (wb[_X], wb[_X + 1], wb[_X + 2])
                 o3 = side[sl] * 7 + 3
                 sc = wl * sign[sl]
                 for a in range(4):
                     for b in range(4):
-                        t2 = g0 * Cpre[sl, 0, a, b] + g1 * Cpre[sl, 1, a, b] + g2 * Cpre[sl, 2, a, b]
-                        H[e, o3 + a, o3 + b] += 2.0 * sc * t2
+                        H[e, o3 + a, o3 + b] += sc * contract_entry(Cpre, 48 * sl, a, b, g0, g1, g2)
 
 
 @njit(cache=True)
@@ -190,8 +184,8 @@ def _assemble(kcode, nv, qe, slot_dof, u, mtype, side, sign, w, s, lam, hessian,
     """Φ (n,), Φ_q (n, m) and hscale · Σ λ ∂²Φ/∂q² (n, m, m) of dot-product equations.
     kcode: PLANAR, SPATIAL, FRAME or ANCF; nq = slot_dof.shape[1] configuration and nv
     increment coordinates per body (Jacobian columns).  Cpre: the spatial markers'
-    tensors C(u) (markers.marker_tensors; empty for other kinds).  H may be the Newton
-    matrix's block buffer itself (hscale = c_K): every entry is written."""
+    tensors C(u), flat (markers.marker_tensors, 48 a slot; empty for other kinds).  H may
+    be the Newton matrix's block buffer itself (hscale = c_K): every entry is written."""
     if kcode == SPATIAL:
         _spatial(qe, slot_dof, u, mtype, side, sign, w, s, lam, hessian, hscale, phi, Jq, H, Cpre)
         return
@@ -292,7 +286,7 @@ def assemble(group, qe, w, s, lam, hessian):
     H = np.empty((n, m, m)) if hessian else np.empty((0, m, m))
     lam = np.zeros(n) if lam is None else lam
     _assemble(kcode, group.nv, qe, group.slot_dof, group.markers.u, group.markers.mtype, group.side_flat,
-              group.sign_flat, w, s, lam, hessian, 1.0, phi, Jq, H, group.marker_tensors)
+              group.sign_flat, w, s, lam, hessian, 1.0, phi, Jq, H, group.marker_tensors.reshape(-1))
     return phi, Jq, (H if hessian else None)
 
 
@@ -314,5 +308,5 @@ def jacobian_steps(group, QE, W, S):
     Jq = np.empty((QE.shape[0], len(group), 2 * group.nv))
     _jacobian_steps(group.kind.kernel_code, group.nv, np.ascontiguousarray(QE), group.slot_dof, group.markers.u,
                     group.markers.mtype, group.side_flat, group.sign_flat, np.ascontiguousarray(W),
-                    np.ascontiguousarray(S), Jq, group.marker_tensors)
+                    np.ascontiguousarray(S), Jq, group.marker_tensors.reshape(-1))
     return Jq

@@ -5,11 +5,13 @@ import numpy as np
 from numba import njit
 
 from .dot import ANCF, FRAME, SPATIAL
-from .markers import CHAT_
 from .markers import (
     ancf_marker,
+    c_tensor_into,
+    contract_entry,
     frame_contract,
     frame_marker,
+    marker_row,
     planar_contract,
     planar_marker,
     spatial_contract,
@@ -26,7 +28,7 @@ def point_forces(kcode, qb, u, f, body_fixed, s, jacobians, Q, K):
     work = np.empty(6 * nq + 127)
     J, fJ = work[:3 * nq].reshape((3, nq)), work[3 * nq:6 * nq].reshape((3, nq))
     o = 6 * nq
-    C, Cf = work[o:o + 48].reshape((3, 4, 4)), work[o + 48:o + 96].reshape((3, 4, 4))
+    C, Cf = work[o:o + 48], work[o + 48:o + 96]   # C(u), flat (markers.c_tensor_into)
     R, Rf = work[o + 96:o + 105].reshape((3, 3)), work[o + 105:o + 114].reshape((3, 3))
     x, fx, F = work[o + 114:o + 117], work[o + 117:o + 120], work[o + 120:o + 123]
     A, Af = work[o + 123:o + 125], work[o + 125:o + 127]
@@ -81,23 +83,13 @@ _C, _CF, _J, _FJ, _PWORK = 0, 48, 96, 117, 138
 def _marker(w, oc, oj, qe, cfg, e, u0, u1, u2, point):
     """x = [r +] A(p) u and J = [I, 2 C(u) p] (3 × 7 at w[oj:], C at w[oc:]) of
     markers.spatial_marker, read through the config row cfg[e]; returns x."""
-    for i in range(3):
-        for j in range(4):
-            for k in range(4):
-                w[oc + 16 * i + 4 * j + k] = CHAT_[i, j, k, 0] * u0 + CHAT_[i, j, k, 1] * u1 + CHAT_[i, j, k, 2] * u2
+    c_tensor_into(u0, u1, u2, w, oc)
     p0, p1, p2, p3 = qe[cfg[e, 3]], qe[cfg[e, 4]], qe[cfg[e, 5]], qe[cfg[e, 6]]
     x0 = x1 = x2 = 0.0
     for i in range(3):
-        s = 0.0
-        for j in range(4):
-            o = oc + 16 * i + 4 * j
-            cp = 0.0
-            cp += w[o] * p0
-            cp += w[o + 1] * p1
-            cp += w[o + 2] * p2
-            cp += w[o + 3] * p3
-            w[oj + 7 * i + 3 + j] = 2.0 * cp
-            s += cp * qe[cfg[e, 3 + j]]
+        P0, P1, P2, P3, s = marker_row(w, oc, i, p0, p1, p2, p3)
+        o = oj + 7 * i
+        w[o + 3], w[o + 4], w[o + 5], w[o + 6] = 2.0 * P0, 2.0 * P1, 2.0 * P2, 2.0 * P3
         for a in range(3):
             w[oj + 7 * i + a] = 1.0 if (point and a == i) else 0.0
         if point:
@@ -133,9 +125,8 @@ def spatial_point_into(cfg, u, f, body_fixed, s, qe, scale, cK, matrix, vec, blk
         for a in range(7):
             for b in range(7):
                 kab = 0.0
-                if a >= 3 and b >= 3:   # 2 Σ_i F_i C_i (markers.spatial_contract)
-                    o = _C + 4 * (a - 3) + b - 3
-                    kab = 2.0 * (F0 * w[o] + F1 * w[o + 16] + F2 * w[o + 32])
+                if a >= 3 and b >= 3:   # Σ_i F_i ∂²x_i/∂p²
+                    kab = contract_entry(w, _C, a - 3, b - 3, F0, F1, F2)
                 if body_fixed[e]:
                     kab += s[e] * (w[_J + a] * w[_FJ + b] + w[_J + 7 + a] * w[_FJ + 7 + b]
                                    + w[_J + 14 + a] * w[_FJ + 14 + b])

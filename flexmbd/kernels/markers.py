@@ -10,44 +10,49 @@ from .lie import rotation_matrix
 ZERO, POINT, VECTOR, CONSTANT = 0, 1, 2, 3
 
 
-@njit(cache=True, inline="always")
-def c_tensor(u, C):
-    """C[i, j, k] = Σ_l CHAT[i, j, k, l] u_l  ((A(p) u)_i = C_ijk p_j p_k)."""
-    for i in range(3):
-        for j in range(4):
-            for k in range(4):
-                C[i, j, k] = CHAT_[i, j, k, 0] * u[0] + CHAT_[i, j, k, 1] * u[1] + CHAT_[i, j, k, 2] * u[2]
-
-
 CHAT_ = np.ascontiguousarray(CHAT)
 
+# The Euler-parameter marker, one source for every kernel: x = [r +] A(p) u with
+# (A(p) u)_i = Σ_jk C_ijk p_j p_k, C(u)_ijk = Σ_l CHAT_ijkl u_l (rotations.CHAT), so that
+# J = [I (points only), 2 C(u) p], Σ_i g_i ∂²x_i/∂p² = 2 Σ_i g_i C_i and ∂(J v)/∂p = 2 C(u) v_p.
+# C(u) is kept flat (C_ijk at c[oc + 16 i + 4 j + k]) and the helpers take scalars and
+# offsets and are inlined: no views, no temporaries (docs/performance.md, "Slot kernels
+# without views or temporaries").
 
-@njit(cache=True)
-def spatial_marker_c(q, C, mtype, x, J):
-    """:func:`spatial_marker` with the marker's tensor C(u) given (constant per marker)."""
+
+@njit(cache=True, inline="always")
+def c_tensor_into(u0, u1, u2, c, oc):
+    """C(u) of the marker vector u into c[oc:oc + 48]."""
     for i in range(3):
-        x[i] = 0.0
-        for j in range(7):
-            J[i, j] = 0.0
-    if mtype == ZERO:
-        return
-    if mtype == CONSTANT:
-        for i in range(3):  # a constant vector: x = u, kept in C[:, 0, 0] by marker_tensors
-            x[i] = C[i, 0, 0]
-        return
-    for i in range(3):
-        s = 0.0
         for j in range(4):
-            cp = 0.0
             for k in range(4):
-                cp += C[i, j, k] * q[3 + k]
-            J[i, 3 + j] = 2.0 * cp
-            s += cp * q[3 + j]
-        x[i] = s
-    if mtype == POINT:
-        for i in range(3):
-            x[i] += q[i]
-            J[i, i] = 1.0
+                c[oc + 16 * i + 4 * j + k] = CHAT_[i, j, k, 0] * u0 + CHAT_[i, j, k, 1] * u1 + CHAT_[i, j, k, 2] * u2
+
+
+@njit(cache=True, inline="always")
+def marker_row(c, oc, i, p0, p1, p2, p3):
+    """Row i of P = C(u) p (J_p = 2 P) and (A(p) u)_i = Σ_j P_ij p_j:
+    returns P_i0, P_i1, P_i2, P_i3, (A(p) u)_i."""
+    o = oc + 16 * i
+    a0 = c[o] * p0 + c[o + 1] * p1 + c[o + 2] * p2 + c[o + 3] * p3
+    a1 = c[o + 4] * p0 + c[o + 5] * p1 + c[o + 6] * p2 + c[o + 7] * p3
+    a2 = c[o + 8] * p0 + c[o + 9] * p1 + c[o + 10] * p2 + c[o + 11] * p3
+    a3 = c[o + 12] * p0 + c[o + 13] * p1 + c[o + 14] * p2 + c[o + 15] * p3
+    return a0, a1, a2, a3, a0 * p0 + a1 * p1 + a2 * p2 + a3 * p3
+
+
+@njit(cache=True, inline="always")
+def contract_entry(c, oc, j, k, g0, g1, g2):
+    """Σ_i g_i ∂²x_i/∂p_j∂p_k = 2 Σ_i g_i C_ijk."""
+    o = oc + 4 * j + k
+    return 2.0 * (g0 * c[o] + g1 * c[o + 16] + g2 * c[o + 32])
+
+
+@njit(cache=True, inline="always")
+def djv_entry(c, oc, i, k, v0, v1, v2, v3):
+    """∂(J v)_i/∂p_k = 2 Σ_j C_ijk v_pj (v_p: the p part of v)."""
+    o = oc + 16 * i + k
+    return 2.0 * (c[o] * v0 + c[o + 4] * v1 + c[o + 8] * v2 + c[o + 12] * v3)
 
 
 @njit(cache=True)
@@ -56,49 +61,55 @@ def marker_tensors(u, mtype):
     vector keeps its value in C[:, 0, 0] (its C is not used for derivatives)."""
     n = u.shape[0]
     C = np.zeros((n, 3, 4, 4))
+    c = C.reshape(n * 48)
     for s in range(n):
         if mtype[s] == CONSTANT:
             for i in range(3):
-                C[s, i, 0, 0] = u[s, i]
+                c[48 * s + 16 * i] = u[s, i]
         elif mtype[s] != ZERO:
-            c_tensor(u[s], C[s])
+            c_tensor_into(u[s, 0], u[s, 1], u[s, 2], c, 48 * s)
     return C
 
 
 @njit(cache=True)
-def spatial_marker(q, u, mtype, x, J, C):
-    """x (3,), J (3, 7) of a marker on a spatial body with coordinates q (7,).  Fills C."""
+def spatial_marker(q, u, mtype, x, J, c):
+    """x (3,), J (3, 7) of a marker on a spatial body with coordinates q (7,).  Fills
+    C(u) into c (48,: :func:`c_tensor_into`; zero for ZERO/CONSTANT markers)."""
+    for i in range(3):
+        x[i] = 0.0
+        for j in range(7):
+            J[i, j] = 0.0
     if mtype == ZERO or mtype == CONSTANT:
-        C[:] = 0.0
-        for i in range(3):
-            x[i] = u[i] if mtype == CONSTANT else 0.0
-            for j in range(7):
-                J[i, j] = 0.0
+        for a in range(48):
+            c[a] = 0.0
+        if mtype == CONSTANT:
+            for i in range(3):
+                x[i] = u[i]
         return
-    c_tensor(u, C)
-    spatial_marker_c(q, C, mtype, x, J)
+    c_tensor_into(u[0], u[1], u[2], c, 0)
+    for i in range(3):
+        P0, P1, P2, P3, xi = marker_row(c, 0, i, q[3], q[4], q[5], q[6])
+        J[i, 3], J[i, 4], J[i, 5], J[i, 6] = 2.0 * P0, 2.0 * P1, 2.0 * P2, 2.0 * P3
+        if mtype == POINT:
+            xi += q[i]
+            J[i, i] = 1.0
+        x[i] = xi
 
 
 @njit(cache=True)
-def spatial_contract(C, g, out, off, scale):
-    """out[off+3:off+7, off+3:off+7] += scale · Σ_i g_i ∂²x_i/∂p² = scale · 2 Σ_i g_i C_i."""
+def spatial_contract(c, g, out, off, scale):
+    """out[off+3:off+7, off+3:off+7] += scale · Σ_i g_i ∂²x_i/∂p² (C(u) flat in c)."""
     for j in range(4):
         for k in range(4):
-            s = 0.0
-            for i in range(3):
-                s += g[i] * C[i, j, k]
-            out[off + 3 + j, off + 3 + k] += 2.0 * scale * s
+            out[off + 3 + j, off + 3 + k] += scale * contract_entry(c, 0, j, k, g[0], g[1], g[2])
 
 
 @njit(cache=True)
-def spatial_djv(C, v, out, off, scale):
-    """out[:, off:off+7] += scale · ∂(J v)/∂q (only the p columns are non-zero)."""
+def spatial_djv(c, v, out, off, scale):
+    """out[:, off:off+7] += scale · ∂(J v)/∂q (only the p columns are non-zero; C(u) flat in c)."""
     for i in range(3):
         for k in range(4):
-            s = 0.0
-            for j in range(4):
-                s += C[i, j, k] * v[3 + j]
-            out[i, off + 3 + k] += 2.0 * scale * s
+            out[i, off + 3 + k] += scale * djv_entry(c, 0, i, k, v[3], v[4], v[5], v[6])
 
 
 @njit(cache=True)

@@ -5,12 +5,15 @@ import numpy as np
 from numba import njit
 
 from .dot import ANCF, FRAME, SPATIAL
-from .markers import CHAT_
 from .markers import (
     ancf_marker,
+    c_tensor_into,
+    contract_entry,
+    djv_entry,
     frame_contract,
     frame_djv,
     frame_marker,
+    marker_row,
     planar_contract,
     planar_djv,
     planar_marker,
@@ -54,8 +57,8 @@ def kinematics(kcode, ql, vl, ui, uj, length, rate):
     n = ql.shape[0]
     nq, m = ql.shape[1] // 2, vl.shape[1]
     Jh = np.empty((3, m))
-    Ci = np.empty((3, 4, 4))
-    Cj = np.empty((3, 4, 4))
+    Ci = np.empty(48)
+    Cj = np.empty(48)
     Ai = np.empty(2)
     Aj = np.empty(2)
     Fi = np.empty((3, 3))
@@ -91,7 +94,7 @@ def _forces(kcode, ql, vl, ui, uj, F, Fd, Fr, jacobians, Q, K, D, linear, k, c, 
     Jh, PJ, dJv = work[:3 * m].reshape((3, m)), work[3 * m:6 * m].reshape((3, m)), work[6 * m:9 * m].reshape((3, m))
     Jte, dld = work[9 * m:10 * m], work[10 * m:11 * m]
     o = 11 * m
-    Ci, Cj = work[o:o + 48].reshape((3, 4, 4)), work[o + 48:o + 96].reshape((3, 4, 4))
+    Ci, Cj = work[o:o + 48], work[o + 48:o + 96]   # C(u), flat (markers.c_tensor_into)
     Fi, Fj, P = work[o + 96:o + 105].reshape((3, 3)), work[o + 105:o + 114].reshape((3, 3)), \
         work[o + 114:o + 123].reshape((3, 3))
     Ai, Aj, h, hd, e_ = work[o + 123:o + 125], work[o + 125:o + 127], work[o + 127:o + 130], \
@@ -177,8 +180,8 @@ def spatial_linear_into(cfg, dof, ui, uj, k, c, l0, fa, tension_only, qe, ve, cD
     """:func:`linear_forces` of springs between Euler-parameter bodies (``SPATIAL``), read
     from the extended vectors through the config and dof rows (14 each), −Q into vec
     (n · 14) and −c_K ∂Q/∂q − c_D ∂Q/∂q' into blk (n · 196) directly.  The same kinematics
-    (markers x = r + A(p) u, J = [I, 2 C(u) p], markers.py) and the same Jacobians as
-    :func:`_forces`.  Returns the shortest length."""
+    (markers x = r + A(p) u, J = [I, 2 C(u) p]: markers.c_tensor_into, marker_row, djv_entry,
+    contract_entry) and the same Jacobians as :func:`_forces`.  Returns the shortest length."""
     n = cfg.shape[0]
     m = 14
     w = np.empty(_SWORK)
@@ -195,27 +198,14 @@ def spatial_linear_into(cfg, dof, ui, uj, k, c, l0, fa, tension_only, qe, ve, cD
                 u0, u1, u2 = ui[el, 0], ui[el, 1], ui[el, 2]
             else:
                 u0, u1, u2 = uj[el, 0], uj[el, 1], uj[el, 2]
-            for i in range(3):      # C(u) of markers.c_tensor
-                for j in range(4):
-                    for kk in range(4):
-                        w[oc + 16 * i + 4 * j + kk] = (CHAT_[i, j, kk, 0] * u0 + CHAT_[i, j, kk, 1] * u1
-                                                       + CHAT_[i, j, kk, 2] * u2)
+            c_tensor_into(u0, u1, u2, w, oc)
             p0, p1, p2, p3 = qe[cfg[el, c7 + 3]], qe[cfg[el, c7 + 4]], qe[cfg[el, c7 + 5]], qe[cfg[el, c7 + 6]]
             for i in range(3):
-                x = 0.0
-                xd = 0.0
-                for j in range(4):
-                    o = oc + 16 * i + 4 * j
-                    cp = 0.0
-                    cp += w[o] * p0
-                    cp += w[o + 1] * p1
-                    cp += w[o + 2] * p2
-                    cp += w[o + 3] * p3
-                    w[op + 4 * i + j] = cp
-                    x += cp * qe[cfg[el, c7 + 3 + j]]
+                o = op + 4 * i
+                w[o], w[o + 1], w[o + 2], w[o + 3], x = marker_row(w, oc, i, p0, p1, p2, p3)
                 x += qe[cfg[el, c7 + i]]
                 # J v = v_r + 2 P p' (the columns of Jh in _kin's order)
-                xd += ve[dof[el, c7 + i]]
+                xd = ve[dof[el, c7 + i]]
                 for j in range(4):
                     xd += 2.0 * w[op + 4 * i + j] * ve[dof[el, c7 + 3 + j]]
                 if i == 0:
@@ -272,19 +262,17 @@ def spatial_linear_into(cfg, dof, ui, uj, k, c, l0, fa, tension_only, qe, ve, cD
             for a in range(m):
                 w[_PJ + 14 * i + a] = (w[_PR + 3 * i] * w[_JH + a] + w[_PR + 3 * i + 1] * w[_JH + 14 + a]
                                        + w[_PR + 3 * i + 2] * w[_JH + 28 + a])
-        # ∂(Jh v)/∂q: only the p columns, 2 C(u) p' per side (markers.spatial_djv)
+        # ∂(Jh v)/∂q: only the p columns, 2 C(u) p' per side
         for a in range(3 * m):
             w[_DJV + a] = 0.0
         for side in range(2):
             sg = -1.0 if side == 0 else 1.0
             oc = _C0 + 48 * side
             c7 = 7 * side
+            v0, v1, v2, v3 = ve[dof[el, c7 + 3]], ve[dof[el, c7 + 4]], ve[dof[el, c7 + 5]], ve[dof[el, c7 + 6]]
             for i in range(3):
                 for kk in range(4):
-                    s = 0.0
-                    for j in range(4):
-                        s += w[oc + 16 * i + 4 * j + kk] * ve[dof[el, c7 + 3 + j]]
-                    w[_DJV + 14 * i + c7 + 3 + kk] += 2.0 * sg * s
+                    w[_DJV + 14 * i + c7 + 3 + kk] += sg * djv_entry(w, oc, i, kk, v0, v1, v2, v3)
         hd = (hd0, hd1, hd2)
         for a in range(m):
             s = 0.0
@@ -295,17 +283,14 @@ def spatial_linear_into(cfg, dof, ui, uj, k, c, l0, fa, tension_only, qe, ve, cD
         for a in range(m):
             for b in range(m):
                 blk[ob + m * a + b] = 0.0
-        # the second-derivative terms Σ_i e_i ∂²x_i/∂p² of both markers (markers.spatial_contract)
+        # the second-derivative terms Σ_i e_i ∂²x_i/∂p² of both markers
         for side in range(2):
             sg = -1.0 if side == 0 else 1.0
             oc = _C0 + 48 * side
             o3 = 7 * side + 3
             for j in range(4):
                 for kk in range(4):
-                    s = 0.0
-                    for i in range(3):
-                        s += ee[i] * w[oc + 16 * i + 4 * j + kk]
-                    blk[ob + m * (o3 + j) + o3 + kk] += 2.0 * sg * s
+                    blk[ob + m * (o3 + j) + o3 + kk] += sg * contract_entry(w, oc, j, kk, e0, e1, e2)
         for a in range(m):
             ja = w[_JTE + a]
             for b in range(m):

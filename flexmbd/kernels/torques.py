@@ -86,7 +86,7 @@ def rotational_springs(kcode, ql, vl, fi, gi, fj, k, c, ta, jacobians, Q, K, D):
     nv = m // 2
     Fi, Gi, Fj = np.empty(3), np.empty(3), np.empty(3)
     JFi, JGi, JFj = np.empty((3, nv)), np.empty((3, nv)), np.empty((3, nv))
-    CFi, CGi, CFj = np.empty((3, 4, 4)), np.empty((3, 4, 4)), np.empty((3, 4, 4))
+    CFi, CGi, CFj = np.empty(48), np.empty(48), np.empty(48)   # C(u), flat (markers.c_tensor_into)
     AFi, AGi, AFj = np.empty(2), np.empty(2), np.empty(2)
     RFi, RGi, RFj = np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3))
     gx, gy, Jd = np.empty(m), np.empty(m), np.empty(m)
