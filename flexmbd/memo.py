@@ -11,9 +11,9 @@ import hashlib
 from collections import OrderedDict
 
 import numpy as np
+import scipy.sparse as sp
 
 from .ground import GROUND
-import scipy.sparse as sp
 
 
 class Recent:
